@@ -1,0 +1,37 @@
+import { ApiError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import type { Principal } from './principal.js';
+import { isRole, isScope, type Scope } from './scopes.js';
+import { hashToken, TOKEN_PATTERN } from './tokens.js';
+
+const UNAUTHORIZED = () =>
+  new ApiError('unauthorized', { 'www-authenticate': 'Bearer realm="vms-read"' });
+
+/**
+ * Resolves an `Authorization` header to a principal, or throws 401 for a missing, malformed,
+ * unknown, revoked or expired token. Read from the store on every call, so a revocation made
+ * through the CLI takes effect on the next request.
+ */
+export async function authenticate(
+  store: Store,
+  authorization: string | undefined,
+  now: Date,
+): Promise<Principal> {
+  const match = /^Bearer ([^\s]+)$/i.exec(authorization ?? '');
+  if (!match || !TOKEN_PATTERN.test(match[1])) throw UNAUTHORIZED();
+  const row = await store.findTokenByHash(hashToken(match[1]));
+  if (!row || row.revokedAt !== null || !isRole(row.role)) throw UNAUTHORIZED();
+  if (row.expiresAt !== null && Date.parse(row.expiresAt) <= now.getTime()) throw UNAUTHORIZED();
+  const supplierCode = row.supplierId
+    ? await store.supplierCode(row.workspaceId, row.supplierId)
+    : null;
+  return {
+    tokenId: row.id,
+    workspaceId: row.workspaceId,
+    role: row.role,
+    workerId: row.role === 'worker' ? row.workerId : null,
+    supplierId: row.role === 'billing_entity' ? row.supplierId : null,
+    supplierCode: row.role === 'billing_entity' ? supplierCode : null,
+    scopes: new Set(row.scopes.filter(isScope) as Scope[]),
+  };
+}

@@ -1,0 +1,21 @@
+/**
+ * Which records a role sees (DESIGN §4.4), declared per resource and compiled to SQL by the store.
+ * - `all`: the whole workspace; `none`: nothing.
+ * - `{ column, is: 'worker' | 'supplier' }`: the column equals the token's worker id or supplier code.
+ * - `invoiceOfSupplier`: supplier's own invoices plus consolidated invoices carrying one of its lines.
+ * - `supplierOfWorker`: suppliers of the worker's assignments.
+ */
+export type VisibilityRule =
+  | 'all'
+  | 'none'
+  | { column: string; is: 'worker' | 'supplier' }
+  | 'invoiceOfSupplier'
+  | 'supplierOfWorker';
+
+export interface Visibility {
+  worker: VisibilityRule;
+  billing_entity: VisibilityRule;
+}
+
+export const ownWorker = (column: string): VisibilityRule => ({ column, is: 'worker' });
+export const ownSupplier = (column: string): VisibilityRule => ({ column, is: 'supplier' });

@@ -1,0 +1,49 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A usage mistake: printed with the command's usage line, exit code 2. */
+export class UsageError extends Error {}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Strict parsing: an unknown flag or a missing value is a usage error, never ignored. */
+export function parse<O extends Options>(argv: string[], options: O, allowPositionals = false) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+export function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+/** `--db`, defaulting to VMS_READ_DB. */
+export function dbOf(value: string | undefined): string {
+  return required(value ?? process.env.VMS_READ_DB, '--db (or VMS_READ_DB)');
+}
+
+export function integerOf(
+  value: string | undefined,
+  flag: string,
+  fallback: number,
+  min = 0,
+  max = 2 ** 31 - 1,
+): number {
+  if (value === undefined) return fallback;
+  if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}`);
+  }
+  return Number(value);
+}
+
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00.000Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+}
+
+export function todayUtc(now = new Date()): string {
+  return now.toISOString().slice(0, 10);
+}

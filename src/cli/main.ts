@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+import { UsageError } from './args.js';
+import { demoCommand } from './demo-command.js';
+import { seedCommand } from './seed-command.js';
+import { serveCommand } from './serve-command.js';
+import { tokenCommand } from './token-command.js';
+import { workspaceCommand } from './workspace-command.js';
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
+  demo: demoCommand,
+  seed: seedCommand,
+  serve: serveCommand,
+  workspace: workspaceCommand,
+  token: tokenCommand,
+};
+
+const USAGE = `usage: vms-read <command> [options]
+  demo [--port N]                           seed data/demo.db if missing, mint demo tokens, serve
+  seed --db D [--scale tiny|small|medium|large] [--seed N] [--as-of YYYY-MM-DD] [--force]
+  serve --db D [--host 127.0.0.1] [--port 8080]
+  workspace list --db D [--json]
+  token create --db D --workspace W --role staff|worker|billing_entity [--worker ID] [--supplier ID] --scopes a,b [--expires ISO]
+  token revoke --db D --token T`;
+
+async function main(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) throw new UsageError(name ? `unknown command: ${name}` : 'a command is required');
+  await command(rest);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`vms-read: ${error.message}\n${USAGE}`);
+    process.exit(2);
+  }
+  console.error(`vms-read: ${(error as Error).message}`);
+  process.exit(1);
+});

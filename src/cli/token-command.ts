@@ -1,0 +1,76 @@
+import { isRole, isScope, type Scope } from '../auth/scopes.js';
+import { createToken, hashToken, TokenRequestError } from '../auth/tokens.js';
+import { openStore } from '../store/open-store.js';
+import { dbOf, parse, required, UsageError } from './args.js';
+
+export async function tokenCommand(argv: string[]): Promise<void> {
+  const [action, ...rest] = argv;
+  if (action === 'create') return create(rest);
+  if (action === 'revoke') return revoke(rest);
+  throw new UsageError('usage: vms-read token create|revoke ...');
+}
+
+async function create(argv: string[]): Promise<void> {
+  const { values } = parse(argv, {
+    db: { type: 'string' },
+    workspace: { type: 'string' },
+    role: { type: 'string' },
+    worker: { type: 'string' },
+    supplier: { type: 'string' },
+    scopes: { type: 'string' },
+    expires: { type: 'string' },
+  });
+  const role = required(values.role, '--role');
+  if (!isRole(role)) throw new UsageError('--role must be staff, worker or billing_entity');
+  const scopes = required(values.scopes, '--scopes')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (scopes.length === 0 || unknown.length > 0) {
+    throw new UsageError(
+      `--scopes takes a comma-separated list of read:program, read:financial, read:workforce, read:pii${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+    );
+  }
+  let expiresAt: string | null = null;
+  if (values.expires !== undefined) {
+    const ms = Date.parse(values.expires);
+    if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(values.expires))
+      throw new UsageError('--expires must be an ISO 8601 date or timestamp');
+    expiresAt = new Date(ms).toISOString();
+  }
+  const store = await openStore(dbOf(values.db));
+  try {
+    const token = await createToken(
+      store,
+      {
+        workspaceId: required(values.workspace, '--workspace'),
+        role,
+        workerId: values.worker ?? null,
+        supplierId: values.supplier ?? null,
+        scopes: scopes as Scope[],
+        expiresAt,
+      },
+      new Date(),
+    );
+    process.stdout.write(`${token}\n`);
+  } catch (error) {
+    if (error instanceof TokenRequestError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+async function revoke(argv: string[]): Promise<void> {
+  const { values } = parse(argv, { db: { type: 'string' }, token: { type: 'string' } });
+  const token = required(values.token ?? process.env.VMS_READ_TOKEN, '--token');
+  const store = await openStore(dbOf(values.db));
+  try {
+    if (!(await store.revokeToken(hashToken(token), new Date().toISOString())))
+      throw new UsageError('no such token');
+    process.stdout.write('revoked\n');
+  } finally {
+    await store.close();
+  }
+}

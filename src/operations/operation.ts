@@ -1,0 +1,38 @@
+import type { TObject, TSchema } from 'typebox';
+import type { Principal } from '../auth/principal.js';
+import type { Scope } from '../auth/scopes.js';
+import type { CursorCodec } from '../paging/cursor.js';
+import type { Store, Workspace } from '../store/store.js';
+
+/** What an operation's handler may use: nothing transport-specific. */
+export interface OperationContext {
+  store: Store;
+  principal: Principal;
+  workspace: Workspace;
+  cursors: CursorCodec;
+  now: () => Date;
+}
+
+/**
+ * An operation, defined once. The HTTP routes, the MCP tools and the tests all walk the
+ * registry of these; none of them knows a particular operation.
+ */
+export interface Operation<Input = never> {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  scope: Scope;
+  /** Report operations: worker and billing-entity tokens get 403 `forbidden`. */
+  staffOnly: boolean;
+  /** Written for a model choosing a tool: what it returns, its scope, how paging works. */
+  description: string;
+  /** Query parameters (GET) or JSON body (POST). */
+  input: TObject;
+  /** The `data` member of the success envelope, refusal shapes included. */
+  output: TSchema;
+  run(context: OperationContext, input: Input): Promise<unknown>;
+}
+
+// The registry holds operations of many input types; the executor validates input before `run`.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation = Operation<any>;

@@ -1,0 +1,24 @@
+import { getInvoice, listInvoices } from './invoices.js';
+import type { AnyOperation } from './operation.js';
+import {
+  listApprovalStatuses,
+  listAssignments,
+  listExpenses,
+  listSuppliers,
+} from './simple-lists.js';
+import { getTimesheet, listTimesheets } from './timesheets.js';
+import { getWorker, listWorkers } from './workers.js';
+
+/** Every operation the service offers; adapters (HTTP, MCP) walk this list and nothing else. */
+export const OPERATIONS: readonly AnyOperation[] = [
+  listWorkers,
+  getWorker,
+  listTimesheets,
+  getTimesheet,
+  listInvoices,
+  getInvoice,
+  listSuppliers,
+  listAssignments,
+  listExpenses,
+  listApprovalStatuses,
+];

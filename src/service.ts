@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { createQuota } from './auth/quota.js';
+import { buildApp } from './http/app.js';
+import { Executor } from './operations/executor.js';
+import { OPERATIONS } from './operations/registry.js';
+import { createCursorCodec } from './paging/cursor.js';
+import type { Store } from './store/store.js';
+
+export interface ServiceOptions {
+  store: Store;
+  /** Cursor key; defaults to VMS_READ_SECRET, else one generated once and kept with the data. */
+  secret?: string;
+  /** Requests a minute per token; 0 turns the quota off. */
+  quotaPerMinute?: number;
+  logger?: boolean | Record<string, unknown>;
+  now?: () => Date;
+}
+
+/** The cursor secret: the environment's, or one generated on first use and stored with the data. */
+export async function resolveSecret(
+  store: Store,
+  fromEnv = process.env.VMS_READ_SECRET,
+): Promise<string> {
+  if (fromEnv) return fromEnv;
+  const stored = await store.getMeta('cursor_secret');
+  if (stored) return stored;
+  const generated = randomBytes(32).toString('base64url');
+  await store.setMeta('cursor_secret', generated);
+  return generated;
+}
+
+export function quotaFromEnv(value = process.env.VMS_READ_QUOTA_PER_MINUTE): number {
+  if (value === undefined || value === '') return 6000;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error('VMS_READ_QUOTA_PER_MINUTE must be a whole number (0 turns the quota off)');
+  return n;
+}
+
+/** Wires store, executor and HTTP app; the caller decides whether to listen. */
+export async function createService(
+  options: ServiceOptions,
+): Promise<{ app: FastifyInstance; executor: Executor }> {
+  const secret = options.secret ?? (await resolveSecret(options.store));
+  const executor = new Executor({
+    store: options.store,
+    cursors: createCursorCodec(secret),
+    quota: createQuota(options.quotaPerMinute ?? quotaFromEnv()),
+    now: options.now ?? (() => new Date()),
+  });
+  const app = await buildApp({
+    executor,
+    operations: OPERATIONS,
+    store: options.store,
+    logger: options.logger,
+  });
+  return { app, executor };
+}

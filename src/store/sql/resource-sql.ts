@@ -1,0 +1,100 @@
+import type { Viewer } from '../../auth/principal.js';
+import type { VisibilityRule } from '../../auth/visibility.js';
+import type { Order, ResourceSource } from '../store.js';
+
+/**
+ * SQL for resource lists and gets, shared by both dialects: `?` placeholders (the PostgreSQL
+ * store numbers them), row-value keyset comparisons, and the visibility rules compiled to
+ * predicates that an index answers. Identifiers come only from code, never from requests.
+ */
+export interface Compiled {
+  sql: string;
+  /** Builds the parameters in placeholder order. */
+  params: (args: {
+    workspaceId: string;
+    viewer: Viewer;
+    after?: readonly [string, string] | null;
+    id?: string;
+    limit?: number;
+  }) => unknown[];
+}
+
+type Param = (viewer: Viewer) => unknown;
+
+function visibilityPredicate(rule: VisibilityRule): { sql: string; params: Param[] } {
+  if (rule === 'all') return { sql: '', params: [] };
+  if (rule === 'none') return { sql: ' AND 1 = 0', params: [] };
+  if (rule === 'invoiceOfSupplier') {
+    return {
+      sql:
+        ' AND (t.supplier_ref = ? OR (t.supplier_ref IS NULL AND EXISTS (SELECT 1 FROM invoice_lines l' +
+        ' WHERE l.invoice_id = t.id AND l.supplier_ref = ?)))',
+      params: [(v) => v.supplierCode, (v) => v.supplierCode],
+    };
+  }
+  if (rule === 'supplierOfWorker') {
+    return {
+      sql: ' AND t.code IN (SELECT a.supplier_ref FROM assignments a WHERE a.workspace_id = t.workspace_id AND a.worker_id = ?)',
+      params: [(v) => v.workerId],
+    };
+  }
+  return {
+    sql: ` AND t.${rule.column} = ?`,
+    params: [rule.is === 'worker' ? (v) => v.workerId : (v) => v.supplierCode],
+  };
+}
+
+function ruleFor(source: ResourceSource, viewer: Viewer): VisibilityRule {
+  return viewer.role === 'staff' ? 'all' : source.visibility[viewer.role];
+}
+
+function selectList(source: ResourceSource): string {
+  return source.columns.map((c) => `t.${c}`).join(', ');
+}
+
+export function listPageSql(
+  source: ResourceSource,
+  viewer: Viewer,
+  order: Order,
+  hasAfter: boolean,
+): Compiled {
+  const vis = visibilityPredicate(ruleFor(source, viewer));
+  const cmp = order === 'asc' ? '>' : '<';
+  const dir = order === 'asc' ? 'ASC' : 'DESC';
+  const sql =
+    `SELECT ${selectList(source)} FROM ${source.table} t WHERE t.workspace_id = ?${vis.sql}` +
+    (hasAfter ? ` AND (t.created_at, t.id) ${cmp} (?, ?)` : '') +
+    ` ORDER BY t.created_at ${dir}, t.id ${dir} LIMIT ?`;
+  return {
+    sql,
+    params: ({ workspaceId, viewer: v, after, limit }) => [
+      workspaceId,
+      ...vis.params.map((p) => p(v)),
+      ...(hasAfter && after ? [after[0], after[1]] : []),
+      limit,
+    ],
+  };
+}
+
+export function getVisibleSql(source: ResourceSource, viewer: Viewer): Compiled {
+  const vis = visibilityPredicate(ruleFor(source, viewer));
+  return {
+    sql: `SELECT ${selectList(source)} FROM ${source.table} t WHERE t.id = ? AND t.workspace_id = ?${vis.sql}`,
+    params: ({ workspaceId, viewer: v, id }) => [id, workspaceId, ...vis.params.map((p) => p(v))],
+  };
+}
+
+export function timesheetEntriesSql(columns: readonly string[]): string {
+  return `SELECT ${columns.map((c) => `e.${c}`).join(', ')} FROM time_entries e WHERE e.timesheet_id = ? ORDER BY e.created_at ASC, e.id ASC LIMIT ?`;
+}
+
+export function invoiceLinesSql(
+  columns: readonly string[],
+  bySupplier: boolean,
+): { rows: string; count: string } {
+  const where = `l.invoice_id = ?${bySupplier ? ' AND l.supplier_ref = ?' : ''}`;
+  return {
+    rows: `SELECT ${columns.map((c) => `l.${c}`).join(', ')} FROM invoice_lines l WHERE ${where} ORDER BY l.created_at ASC, l.id ASC LIMIT ?`,
+    count: `SELECT COUNT(*) AS n FROM invoice_lines l WHERE ${where}`,
+  };
+}

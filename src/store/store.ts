@@ -1,0 +1,105 @@
+import type { Viewer } from '../auth/principal.js';
+import type { Visibility } from '../auth/visibility.js';
+import type { SeedSink } from '../seed/sink.js';
+import type { ProgramConfig } from './program-config.js';
+
+export type Row = Record<string, unknown>;
+export type Order = 'asc' | 'desc';
+
+/** A table read by a resource list or get, the columns the API needs, and who sees what. */
+export interface ResourceSource {
+  table: string;
+  columns: readonly string[];
+  visibility: Visibility;
+}
+
+/** Keyset position: the (created_at, id) of the last record of the previous page. */
+export type Keyset = readonly [createdAt: string, id: string];
+
+export interface PageQuery {
+  workspaceId: string;
+  viewer: Viewer;
+  after: Keyset | null;
+  order: Order;
+  /** Rows to read; callers ask for one more than the page size to learn `hasMore`. */
+  limit: number;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  plan: string;
+  pageSize: number;
+  rowBudget: number;
+  catalogSource: string;
+}
+
+export interface TokenRow {
+  id: string;
+  workspaceId: string;
+  role: string;
+  workerId: string | null;
+  supplierId: string | null;
+  scopes: string[];
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface NewToken extends Omit<TokenRow, 'revokedAt'> {
+  tokenHash: string;
+  createdAt: string;
+}
+
+/**
+ * Everything the service reads or writes, behind one interface: SQLite and PostgreSQL each
+ * implement it and keep their dialect details inside. Methods reject with StoreUnavailableError
+ * when the database cannot be reached.
+ */
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Creates or upgrades the schema. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+  /** True when the database answers. */
+  ping(): Promise<boolean>;
+
+  getMeta(key: string): Promise<string | null>;
+  setMeta(key: string, value: string): Promise<void>;
+
+  listWorkspaces(): Promise<Workspace[]>;
+  getWorkspace(id: string): Promise<Workspace | null>;
+  latestConfig(workspaceId: string): Promise<{ version: number; config: ProgramConfig } | null>;
+
+  findTokenByHash(hash: string): Promise<TokenRow | null>;
+  insertToken(token: NewToken): Promise<void>;
+  /** Marks the token revoked; false when no such token. */
+  revokeToken(hash: string, at: string): Promise<boolean>;
+  supplierCode(workspaceId: string, supplierId: string): Promise<string | null>;
+  workerExists(workspaceId: string, workerId: string): Promise<boolean>;
+
+  /** One page of a resource list in (created_at, id) order, filtered by the viewer's visibility. */
+  listPage(source: ResourceSource, query: PageQuery): Promise<Row[]>;
+  /** One record by id when it exists in the workspace and the viewer sees it. */
+  getVisible(
+    source: ResourceSource,
+    workspaceId: string,
+    viewer: Viewer,
+    id: string,
+  ): Promise<Row | null>;
+  /** A timesheet's entries, oldest first. */
+  timesheetEntries(timesheetId: string, columns: readonly string[], limit: number): Promise<Row[]>;
+  /** An invoice's lines (only the supplier's when `supplierCode` is set), oldest first, and their count. */
+  invoiceLines(
+    invoiceId: string,
+    supplierCode: string | null,
+    columns: readonly string[],
+    limit: number,
+  ): Promise<{ rows: Row[]; count: number }>;
+
+  /** True when any workspace exists. */
+  hasData(): Promise<boolean>;
+  /** Removes all data rows (tokens and meta included) so a seed can start again. */
+  clearData(): Promise<void>;
+  /** A sink that writes seed or import batches; `finish` commits what was written. */
+  openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }>;
+}

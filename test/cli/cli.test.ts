@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { exitOf, freePort, runCli, startServer } from '../support/cli.js';
+
+describe('vms-read CLI (DESIGN §5)', () => {
+  let dir: string;
+  let db: string;
+  let summary: { workspaces: { id: string; counts: Record<string, number> }[] };
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vms-read-cli-'));
+    db = join(dir, 'test.db');
+    const seeded = runCli([
+      'seed',
+      '--db',
+      db,
+      '--scale',
+      'tiny',
+      '--seed',
+      '3',
+      '--as-of',
+      '2026-06-30',
+    ]);
+    assert.equal(seeded.status, 0, seeded.stderr);
+    summary = JSON.parse(seeded.stdout);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('seed prints a JSON summary with workspace ids and counts', () => {
+    assert.deepEqual(summary.workspaces.map((w) => w.id).sort(), [
+      'ws_business',
+      'ws_enterprise',
+      'ws_team',
+    ]);
+    for (const w of summary.workspaces) assert.ok(w.counts.time_entries > 1000);
+  });
+
+  it('seed refuses to overwrite data without --force, and replaces it with --force', () => {
+    const refused = runCli([
+      'seed',
+      '--db',
+      db,
+      '--scale',
+      'tiny',
+      '--seed',
+      '3',
+      '--as-of',
+      '2026-06-30',
+    ]);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /--force/);
+    const forced = runCli([
+      'seed',
+      '--db',
+      db,
+      '--scale',
+      'tiny',
+      '--seed',
+      '3',
+      '--as-of',
+      '2026-06-30',
+      '--force',
+    ]);
+    assert.equal(forced.status, 0, forced.stderr);
+    assert.deepEqual(JSON.parse(forced.stdout), summary);
+  });
+
+  it('workspace list --json prints {id, name, plan, catalogSource} per workspace', () => {
+    const listed = runCli(['workspace', 'list', '--db', db, '--json']);
+    assert.equal(listed.status, 0, listed.stderr);
+    const workspaces = JSON.parse(listed.stdout);
+    assert.deepEqual(
+      workspaces.map((w: Record<string, unknown>) => Object.keys(w).sort()),
+      workspaces.map(() => ['catalogSource', 'id', 'name', 'plan']),
+    );
+    assert.deepEqual(workspaces.map((w: { plan: string }) => w.plan).sort(), [
+      'business',
+      'enterprise',
+      'team',
+    ]);
+  });
+
+  it('rejects unknown flags and bad values with exit code 2', () => {
+    assert.equal(runCli(['seed', '--db', db, '--bogus']).status, 2);
+    assert.equal(runCli(['seed', '--db', db, '--scale', 'huge']).status, 2);
+    assert.equal(
+      runCli([
+        'token',
+        'create',
+        '--db',
+        db,
+        '--workspace',
+        'ws_business',
+        '--role',
+        'admin',
+        '--scopes',
+        'read:program',
+      ]).status,
+      2,
+    );
+    assert.equal(
+      runCli([
+        'token',
+        'create',
+        '--db',
+        db,
+        '--workspace',
+        'ws_business',
+        '--role',
+        'staff',
+        '--scopes',
+        'read:everything',
+      ]).status,
+      2,
+    );
+    assert.equal(
+      runCli([
+        'token',
+        'create',
+        '--db',
+        db,
+        '--workspace',
+        'ws_business',
+        '--role',
+        'worker',
+        '--scopes',
+        'read:workforce',
+      ]).status,
+      2,
+    );
+    assert.equal(runCli(['nonsense']).status, 2);
+  });
+
+  describe('serve', () => {
+    let port: number;
+    let server: Awaited<ReturnType<typeof startServer>>;
+    let token: string;
+    before(async () => {
+      port = await freePort();
+      server = await startServer(['serve', '--db', db, '--port', String(port)], port);
+      const created = runCli([
+        'token',
+        'create',
+        '--db',
+        db,
+        '--workspace',
+        'ws_business',
+        '--role',
+        'staff',
+        '--scopes',
+        'read:workforce,read:pii',
+      ]);
+      assert.equal(created.status, 0, created.stderr);
+      token = created.stdout.trim();
+      assert.equal(created.stdout, `${token}\n`, 'the token alone on stdout');
+    });
+    after(() => {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    });
+
+    const workers = (t: string) =>
+      fetch(`http://127.0.0.1:${port}/api/v1/workers?limit=1`, {
+        headers: { authorization: `Bearer ${t}` },
+      });
+
+    it('answers /healthz with {"status":"ok"}', async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      assert.deepEqual(await response.json(), { status: 'ok' });
+    });
+
+    it('accepts a token created while it runs, and refuses it once revoked, without a restart', async () => {
+      assert.equal((await workers(token)).status, 200);
+      const revoked = runCli(['token', 'revoke', '--db', db, '--token', token]);
+      assert.equal(revoked.status, 0, revoked.stderr);
+      const answer = await workers(token);
+      assert.equal(answer.status, 401);
+      assert.equal(answer.headers.get('www-authenticate'), 'Bearer realm="vms-read"');
+    });
+
+    it('treats a token with an expiry in the past as already expired', async () => {
+      const created = runCli([
+        'token',
+        'create',
+        '--db',
+        db,
+        '--workspace',
+        'ws_business',
+        '--role',
+        'staff',
+        '--scopes',
+        'read:workforce',
+        '--expires',
+        '2020-01-01T00:00:00Z',
+      ]);
+      assert.equal(created.status, 0, created.stderr);
+      assert.equal((await workers(created.stdout.trim())).status, 401);
+    });
+
+    it('drains and exits 0 on SIGTERM', async () => {
+      server.child.kill('SIGTERM');
+      assert.equal(await exitOf(server.child), 0);
+    });
+  });
+});

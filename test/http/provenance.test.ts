@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Ajv } from 'ajv';
+import { OPERATIONS } from '../../src/operations/registry.js';
+import { PROVENANCE_GUIDANCE } from '../../src/provenance.js';
+import { findEnvelopes, resolvePath } from '../support/json-path.js';
+import { get, qs, startHarness, WS, type Harness } from '../support/harness.js';
+
+/** SPEC "Fields that are always wrapped", per record; written out here, not read from the code. */
+const WRAPPED: Record<string, string[]> = {
+  worker: ['displayName', 'workEmail', 'classificationStatus'],
+  timesheet: [],
+  entry: ['supplierRef', 'payCode'],
+  invoice: ['supplierRef', 'number', 'groupKey'],
+  line: ['supplierRef', 'orgUnitKey', 'payCode', 'description'],
+  supplier: ['code', 'name'],
+  assignment: ['supplierRef', 'jobCode', 'siteKey', 'orgUnitKey'],
+  expense: ['supplierRef', 'category'],
+  approval: [],
+};
+
+const LIST_RECORD: Record<string, string> = {
+  list_workers: 'worker',
+  list_timesheets: 'timesheet',
+  list_invoices: 'invoice',
+  list_suppliers: 'supplier',
+  list_assignments: 'assignment',
+  list_expenses: 'expense',
+  list_approval_statuses: 'approval',
+};
+
+/** Checks a record: wrapped fields are envelopes (or null), everything else is plain. */
+function assertRecord(kind: string, record: Record<string, unknown>, where: string) {
+  for (const [field, value] of Object.entries(record)) {
+    const isEnvelope =
+      value !== null &&
+      typeof value === 'object' &&
+      (value as { kind?: string }).kind === 'vms.provenance';
+    if (WRAPPED[kind].includes(field)) {
+      assert.ok(value === null || isEnvelope, `${where}.${field} must be a provenance envelope`);
+    } else {
+      assert.ok(
+        value === null || typeof value !== 'object',
+        `${where}.${field} must be a plain value`,
+      );
+    }
+  }
+}
+
+describe('provenance envelopes on every operation', () => {
+  let h: Harness;
+  const answers: Record<string, unknown> = {};
+  before(async () => {
+    h = await startHarness();
+    for (const [op, path] of Object.entries({
+      list_workers: '/api/v1/workers',
+      list_timesheets: '/api/v1/timesheets',
+      list_invoices: '/api/v1/invoices',
+      list_suppliers: '/api/v1/suppliers',
+      list_assignments: '/api/v1/assignments',
+      list_expenses: '/api/v1/expenses',
+      list_approval_statuses: '/api/v1/approval-statuses',
+    })) {
+      answers[op] = (await get(h.app, path, h.tokens.staff)).body.data;
+    }
+    const one = (sql: string) => (h.store.db.prepare(sql).get(WS) as { id: string }).id;
+    answers.get_worker = (
+      await get(
+        h.app,
+        `/api/v1/workers/item${qs({ id: one(`SELECT id FROM workers WHERE workspace_id = ? AND work_email IS NOT NULL LIMIT 1`) })}`,
+        h.tokens.staff,
+      )
+    ).body.data;
+    answers.get_timesheet = (
+      await get(
+        h.app,
+        `/api/v1/timesheets/item${qs({ id: one(`SELECT timesheet_id AS id FROM time_entries WHERE workspace_id = ? AND supplier_ref IS NOT NULL LIMIT 1`) })}`,
+        h.tokens.staff,
+      )
+    ).body.data;
+    answers.get_invoice = (
+      await get(
+        h.app,
+        `/api/v1/invoices/item${qs({ id: one(`SELECT id FROM invoices WHERE workspace_id = ? AND number IS NOT NULL AND supplier_ref IS NOT NULL LIMIT 1`) })}`,
+        h.tokens.staff,
+      )
+    ).body.data;
+  });
+  after(() => h.close());
+
+  it('covers every operation of the registry', () => {
+    assert.deepEqual(Object.keys(answers).sort(), OPERATIONS.map((op) => op.name).sort());
+  });
+
+  for (const op of OPERATIONS) {
+    describe(op.name, () => {
+      it('matches its output schema', () => {
+        const validate = new Ajv({ strict: false }).compile(op.output);
+        assert.ok(validate(answers[op.name]), JSON.stringify(validate.errors));
+      });
+
+      it('wraps every field SPEC lists and leaves ids, enums, dates, amounts and currencies plain', () => {
+        const data = answers[op.name] as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+        if (op.name in LIST_RECORD) {
+          assert.ok(data.items.length > 0);
+          data.items.forEach((item: Record<string, unknown>, i: number) =>
+            assertRecord(LIST_RECORD[op.name], item, `$.items[${i}]`),
+          );
+        } else if (op.name === 'get_worker') {
+          assertRecord('worker', data.item, '$.item');
+        } else if (op.name === 'get_timesheet') {
+          assertRecord('timesheet', data.item.timesheet, '$.item.timesheet');
+          assert.ok(data.item.entries.length > 0);
+          data.item.entries.forEach((e: Record<string, unknown>, i: number) =>
+            assertRecord('entry', e, `$.item.entries[${i}]`),
+          );
+        } else if (op.name === 'get_invoice') {
+          assertRecord('invoice', data.item.invoice, '$.item.invoice');
+          assert.ok(data.item.lines.length > 0);
+          data.item.lines.forEach((l: Record<string, unknown>, i: number) =>
+            assertRecord('line', l, `$.item.lines[${i}]`),
+          );
+        }
+      });
+
+      it('gives each envelope the fixed constants and a source.path that resolves to itself', () => {
+        const envelopes = findEnvelopes(answers[op.name]);
+        if (op.name !== 'list_timesheets' && op.name !== 'list_approval_statuses')
+          assert.ok(envelopes.length > 0);
+        for (const { path, envelope } of envelopes) {
+          assert.deepEqual(Object.keys(envelope).sort(), [
+            'direction',
+            'guidance',
+            'kind',
+            'source',
+            'trust',
+            'value',
+          ]);
+          assert.equal(envelope.direction, 'outbound');
+          assert.equal(envelope.trust, 'untrusted-third-party');
+          assert.equal(envelope.guidance, PROVENANCE_GUIDANCE);
+          assert.deepEqual(envelope.source, { operationId: op.name, path });
+          assert.equal(typeof envelope.value, 'string');
+          assert.equal(resolvePath(answers[op.name], path), envelope);
+        }
+      });
+    });
+  }
+
+  it('keeps the stored text unchanged in value', () => {
+    const page = answers.list_workers as {
+      items: { id: string; displayName: { value: string } }[];
+    };
+    for (const item of page.items) {
+      const stored = h.store.db
+        .prepare('SELECT display_name FROM workers WHERE id = ?')
+        .get(item.id) as { display_name: string };
+      assert.equal(item.displayName.value, stored.display_name);
+    }
+  });
+
+  it('omits displayName and workEmail keys without read:pii', async () => {
+    const page = (await get(h.app, '/api/v1/workers', h.tokens.staffNoPii)).body.data;
+    for (const item of page.items) {
+      assert.ok(!('displayName' in item) && !('workEmail' in item));
+      assert.ok('classificationStatus' in item);
+    }
+    const id = page.items[0].id;
+    const one = (await get(h.app, `/api/v1/workers/item${qs({ id })}`, h.tokens.staffNoPii)).body
+      .data.item;
+    assert.ok(!('displayName' in one) && !('workEmail' in one));
+  });
+
+  it('sends workEmail as null (key present) when none is on file, with read:pii', async () => {
+    const row = h.store.db
+      .prepare('SELECT id FROM workers WHERE workspace_id = ? AND work_email IS NULL LIMIT 1')
+      .get(WS) as { id: string };
+    const item = (await get(h.app, `/api/v1/workers/item${qs({ id: row.id })}`, h.tokens.staff))
+      .body.data.item;
+    assert.equal(item.workEmail, null);
+  });
+});

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { OPERATIONS } from '../../src/operations/registry.js';
+import { get, post, qs, startHarness, type Answer, type Harness } from '../support/harness.js';
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function assertError(answer: Answer, status: number, code: string) {
+  assert.equal(answer.status, status, answer.raw);
+  assert.deepEqual(Object.keys(answer.body).sort(), ['error', 'request_id']);
+  assert.deepEqual(Object.keys(answer.body.error).sort(), ['code', 'message']);
+  assert.equal(answer.body.error.code, code);
+  assert.equal(typeof answer.body.error.message, 'string');
+  assert.match(answer.body.request_id, UUID_V4);
+  assert.equal(answer.headers['x-request-id'], answer.body.request_id);
+}
+
+const lists = OPERATIONS.filter((op) => op.method === 'GET' && 'limit' in op.input.properties);
+const gets = OPERATIONS.filter((op) => op.method === 'GET' && 'id' in op.input.properties);
+
+/** Query strings every list must reject with 404 before it runs (SPEC "Errors", DESIGN §4.2). */
+const BAD_LIST_QUERIES: [string, string][] = [
+  ['an unknown parameter', qs({ foo: '1' })],
+  ['an unknown parameter beside valid ones', qs({ limit: 5, sort: 'name' })],
+  ['a repeated parameter', qs({ limit: ['1', '2'] })],
+  ['a repeated identical parameter', qs({ order: ['asc', 'asc'] })],
+  ['limit 0', qs({ limit: 0 })],
+  ['a negative limit', qs({ limit: -3 })],
+  ['a fractional limit', qs({ limit: '1.5' })],
+  ['a non-numeric limit', qs({ limit: 'ten' })],
+  ['an empty limit', qs({ limit: '' })],
+  ['an order outside its enumeration', qs({ order: 'up' })],
+  ['an empty order', qs({ order: '' })],
+  ['an empty cursor', qs({ cursor: '' })],
+  ['a cursor over 512 characters', qs({ cursor: 'a'.repeat(513) })],
+  ['a token in the query string', qs({ access_token: 'x' })],
+];
+
+const BAD_GET_QUERIES: [string, string][] = [
+  ['no id', ''],
+  ['an empty id', qs({ id: '' })],
+  ['an id over 64 characters', qs({ id: 'x'.repeat(65) })],
+  ['a repeated id', qs({ id: ['a', 'b'] })],
+  ['an unknown parameter', qs({ id: 'a', extra: '1' })],
+  ['a list parameter', qs({ id: 'a', limit: 1 })],
+];
+
+describe('strictness: every rule of SPEC "Errors" on every operation', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  for (const op of lists) {
+    describe(op.name, () => {
+      for (const [rule, query] of BAD_LIST_QUERIES) {
+        it(`answers 404 not_found for ${rule}`, async () => {
+          assertError(await get(h.app, `${op.path}${query}`, h.tokens.staff), 404, 'not_found');
+        });
+      }
+      it('accepts the common parameters', async () => {
+        const answer = await get(
+          h.app,
+          `${op.path}${qs({ limit: 2, order: 'desc' })}`,
+          h.tokens.staff,
+        );
+        assert.equal(answer.status, 200, answer.raw);
+        assert.equal(answer.body.data.order, 'desc');
+      });
+      it('reduces a limit above the plan page size to it', async () => {
+        const answer = await get(h.app, `${op.path}${qs({ limit: 100000 })}`, h.tokens.staff);
+        assert.equal(answer.status, 200);
+        assert.ok(answer.body.data.items.length <= 50);
+      });
+    });
+  }
+
+  for (const op of gets) {
+    describe(op.name, () => {
+      for (const [rule, query] of BAD_GET_QUERIES) {
+        it(`answers 404 not_found for ${rule}`, async () => {
+          assertError(await get(h.app, `${op.path}${query}`, h.tokens.staff), 404, 'not_found');
+        });
+      }
+      it('answers {item: null} for an id of exactly 64 characters that does not exist', async () => {
+        const answer = await get(h.app, `${op.path}${qs({ id: 'x'.repeat(64) })}`, h.tokens.staff);
+        assert.equal(answer.status, 200);
+        assert.deepEqual(answer.body.data, { item: null });
+      });
+    });
+  }
+
+  describe('routes', () => {
+    it('answers 404 not_found for an unknown path, without asking for a token', async () => {
+      assertError(await get(h.app, '/api/v1/nothing-here'), 404, 'not_found');
+    });
+    it('answers 404 not_found for a method the path does not have', async () => {
+      assertError(await post(h.app, '/api/v1/workers', h.tokens.staff, {}), 404, 'not_found');
+    });
+  });
+
+  describe('authentication (401) comes before strictness (404)', () => {
+    it('answers 401 with WWW-Authenticate for a missing token', async () => {
+      const answer = await get(h.app, '/api/v1/workers?bogus=1');
+      assertError(answer, 401, 'unauthorized');
+      assert.equal(answer.headers['www-authenticate'], 'Bearer realm="vms-read"');
+    });
+    for (const [what, header] of [
+      ['a malformed header', 'Token abc'],
+      ['an unknown token', `Bearer vmsr_${'A'.repeat(43)}`],
+      ['a token of the wrong form', 'Bearer abc'],
+      ['an empty bearer', 'Bearer '],
+    ]) {
+      it(`answers 401 for ${what}`, async () => {
+        const answer = await get(h.app, '/api/v1/workers', undefined, { authorization: header });
+        assertError(answer, 401, 'unauthorized');
+      });
+    }
+  });
+
+  describe('scope (403) comes after strictness (404)', () => {
+    it('answers 403 insufficient_scope naming the scope needed', async () => {
+      const answer = await get(h.app, '/api/v1/workers', h.tokens.programOnly);
+      assertError(answer, 403, 'insufficient_scope');
+      assert.equal(
+        answer.headers['www-authenticate'],
+        'Bearer error="insufficient_scope", scope="read:workforce"',
+      );
+    });
+    it('answers 404 for a bad parameter even when the scope is missing', async () => {
+      assertError(
+        await get(h.app, '/api/v1/workers?bogus=1', h.tokens.programOnly),
+        404,
+        'not_found',
+      );
+    });
+    for (const op of OPERATIONS) {
+      it(`${op.name} needs ${op.scope}`, async () => {
+        const query = 'id' in op.input.properties ? qs({ id: 'abc' }) : '';
+        const token = op.scope === 'read:program' ? h.tokens.workforceOnly : h.tokens.programOnly;
+        const answer = await get(h.app, `${op.path}${query}`, token);
+        assertError(answer, 403, 'insufficient_scope');
+        assert.equal(
+          answer.headers['www-authenticate'],
+          `Bearer error="insufficient_scope", scope="${op.scope}"`,
+        );
+      });
+    }
+  });
+});
+
+describe('quota', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ quotaPerMinute: 3 });
+  });
+  after(() => h.close());
+
+  it('answers 429 rate_limited with Retry-After once the token has spent its budget, before strictness', async () => {
+    for (let i = 0; i < 3; i++)
+      assert.equal((await get(h.app, '/api/v1/workers?limit=1', h.tokens.staff)).status, 200);
+    const answer = await get(h.app, '/api/v1/workers?bogus=1', h.tokens.staff);
+    assertError(answer, 429, 'rate_limited');
+    assert.match(String(answer.headers['retry-after']), /^[1-9]\d*$/);
+  });
+  it('counts per token', async () => {
+    assert.equal((await get(h.app, '/api/v1/workers?limit=1', h.tokens.staff2)).status, 200);
+  });
+});

@@ -1,0 +1,163 @@
+import type { FastifyInstance } from 'fastify';
+import { createToken } from '../../src/auth/tokens.js';
+import type { Scope } from '../../src/auth/scopes.js';
+import { seedStore } from '../../src/cli/seed-command.js';
+import { createService } from '../../src/service.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
+export const AS_OF = '2026-06-30';
+export const ALL_SCOPES: Scope[] = ['read:program', 'read:financial', 'read:workforce', 'read:pii'];
+export const WS = 'ws_business';
+export const OTHER_WS = 'ws_team';
+
+export interface Harness {
+  store: SqliteStore;
+  app: FastifyInstance;
+  tokens: {
+    staff: string;
+    staffNoPii: string;
+    /** A second staff token of the same workspace (cursor binding). */
+    staff2: string;
+    worker: string;
+    billing: string;
+    otherWorkspaceStaff: string;
+    programOnly: string;
+    workforceOnly: string;
+  };
+  workerId: string;
+  supplierId: string;
+  supplierCode: string;
+  close(): Promise<void>;
+}
+
+/** A tiny seed in memory, a service over it, and tokens for every role. */
+export async function startHarness(options: { quotaPerMinute?: number } = {}): Promise<Harness> {
+  const store = new SqliteStore(':memory:');
+  await store.migrate();
+  await seedStore(store, { scale: 'tiny', seed: 7, asOf: AS_OF });
+  const { app } = await createService({
+    store,
+    secret: 'test-secret',
+    quotaPerMinute: options.quotaPerMinute ?? 0,
+  });
+  await app.ready();
+  const one = <T>(sql: string, ...args: unknown[]) => store.db.prepare(sql).get(...args) as T;
+  const workerId = one<{ worker_id: string }>(
+    `SELECT worker_id FROM timesheets WHERE workspace_id = ? GROUP BY worker_id ORDER BY COUNT(*) DESC, worker_id LIMIT 1`,
+    WS,
+  ).worker_id;
+  const supplierCode = one<{ supplier_ref: string }>(
+    `SELECT l.supplier_ref FROM invoice_lines l JOIN invoices i ON i.id = l.invoice_id
+     WHERE i.workspace_id = ? AND i.grouping_rule = 'consolidated' AND l.supplier_ref IS NOT NULL ORDER BY l.supplier_ref LIMIT 1`,
+    WS,
+  ).supplier_ref;
+  const supplierId = one<{ id: string }>(
+    `SELECT id FROM suppliers WHERE workspace_id = ? AND code = ?`,
+    WS,
+    supplierCode,
+  ).id;
+  const now = new Date();
+  const mint = (request: Parameters<typeof createToken>[1]) => createToken(store, request, now);
+  const tokens = {
+    staff: await mint({ workspaceId: WS, role: 'staff', scopes: ALL_SCOPES }),
+    staffNoPii: await mint({
+      workspaceId: WS,
+      role: 'staff',
+      scopes: ALL_SCOPES.filter((s) => s !== 'read:pii'),
+    }),
+    staff2: await mint({ workspaceId: WS, role: 'staff', scopes: ALL_SCOPES }),
+    worker: await mint({ workspaceId: WS, role: 'worker', workerId, scopes: ALL_SCOPES }),
+    billing: await mint({
+      workspaceId: WS,
+      role: 'billing_entity',
+      supplierId,
+      scopes: ALL_SCOPES,
+    }),
+    otherWorkspaceStaff: await mint({ workspaceId: OTHER_WS, role: 'staff', scopes: ALL_SCOPES }),
+    programOnly: await mint({ workspaceId: WS, role: 'staff', scopes: ['read:program'] }),
+    workforceOnly: await mint({ workspaceId: WS, role: 'staff', scopes: ['read:workforce'] }),
+  };
+  return {
+    store,
+    app,
+    tokens,
+    workerId,
+    supplierId,
+    supplierCode,
+    close: async () => {
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  raw: string;
+}
+
+/** GET a path (query included) with a bearer token (or none). */
+export async function get(
+  app: FastifyInstance,
+  url: string,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const response = await app.inject({
+    method: 'GET',
+    url,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+  });
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: safeJson(response.body),
+    raw: response.body,
+  };
+}
+
+export async function post(
+  app: FastifyInstance,
+  url: string,
+  token: string | undefined,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const response = await app.inject({
+    method: 'POST',
+    url,
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: safeJson(response.body),
+    raw: response.body,
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Query string from an object, values kept as given (arrays repeat the key). */
+export function qs(params: Record<string, string | number | string[] | undefined>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value])
+      parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
+  }
+  return parts.length ? `?${parts.join('&')}` : '';
+}
