@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';
 import type { Store } from '../store/store.js';
@@ -15,30 +21,36 @@ export interface AppDeps {
   logger?: boolean | Record<string, unknown> | FastifyBaseLogger;
 }
 
+/** One JSON log line per request, when it completes, carrying its request_id. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(
+    error: Error | null,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = {
+      method: request.method,
+      path: request.routeOptions.url ?? request.url.split('?')[0],
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request failed');
+    else reply.log.info(line, 'request');
+  }
+}
+
 /** Builds the HTTP server without listening: tests inject requests, the CLI listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     genReqId: () => randomUUID(),
-    requestIdLogLabel: 'request_id',
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest({ requestIdLogLabel: 'request_id' }),
     bodyLimit: 64 * 1024,
   });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-  });
-  // One JSON log line per request, carrying its request_id.
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        path: request.routeOptions.url ?? request.url.split('?')[0],
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime),
-      },
-      'request',
-    );
   });
   installErrorHandling(app);
 

@@ -55,16 +55,25 @@ export function sourceOf(spec: Pick<ResourceSpec, 'record' | 'source'>): Resourc
   return { ...spec.source, columns: spec.record.columns };
 }
 
-/** A keyset-paginated list of one resource, filtered by the caller's visibility. */
-export function listOperation(spec: ResourceSpec): Operation<ListParams> {
-  const source = sourceOf(spec);
+/** The parts every resource operation shares: a GET, open to every role its visibility allows. */
+export function resourceHeader(
+  spec: Pick<ResourceSpec, 'name' | 'path' | 'scope' | 'description'>,
+) {
   return {
     name: spec.name,
-    method: 'GET',
+    method: 'GET' as const,
     path: spec.path,
     scope: spec.scope,
     staffOnly: false,
     description: spec.description,
+  };
+}
+
+/** A keyset-paginated list of one resource, filtered by the caller's visibility. */
+export function listOperation(spec: ResourceSpec): Operation<ListParams> {
+  const source = sourceOf(spec);
+  return {
+    ...resourceHeader(spec),
     input: ListInput,
     output: Type.Union([pageSchema(spec.record.schema), ListRefusalSchema]),
     async run(ctx: OperationContext, params) {
@@ -109,12 +118,7 @@ export function itemSchema(item: TObject) {
 export function getOperation(spec: ResourceSpec): Operation<{ id: string }> {
   const source = sourceOf(spec);
   return {
-    name: spec.name,
-    method: 'GET',
-    path: spec.path,
-    scope: spec.scope,
-    staffOnly: false,
-    description: spec.description,
+    ...resourceHeader(spec),
     input: GetInput,
     output: itemSchema(spec.record.schema),
     async run(ctx, { id }) {

@@ -51,6 +51,7 @@ export interface SupplierRole {
 
 /** Supplier index i < SPECIAL_SUPPLIERS.length has these fixed traits; later ones are drawn. */
 export const SPECIAL_SUPPLIERS: readonly SupplierRole[] = [
+  // Consolidated billing is in USD only, so every consolidated invoice holds both of these.
   { rule: 'consolidated', currency: 'USD', nameKind: 'instruction' },
   { rule: 'consolidated', currency: 'USD', nameKind: 'emoji' },
   { rule: 'per_worker', currency: 'USD', nameKind: 'rtl' },
@@ -83,6 +84,11 @@ export interface EdgeMonths {
   giant: number;
   /** Month whose steady-worker invoice is void. */
   voided: number;
+  /**
+   * First invoiced month: the first month of the span unless the span starts after its 1st. A
+   * partial first month may hold no workday, and then no consolidated invoice with two suppliers.
+   */
+  firstRun: number;
   /** Last month whose invoices exist by asOf: its steady-worker invoice stays a draft. */
   lastRun: number;
 }
@@ -92,5 +98,6 @@ export function edgeMonths(cal: Calendar): EdgeMonths {
   for (const m of cal.months) if (invoiceRunMs(cal, m.index) <= cal.asOfEndMs) lastRun = m.index;
   // Six months before asOf's month: long since invoiced, yet recent enough to matter in reports.
   const giant = cal.months.length - 7;
-  return { giant, voided: giant - 1, lastRun };
+  const firstRun = cal.months[0].firstDay === 0 && cal.dates[0] === cal.months[0].startDate ? 0 : 1;
+  return { giant, voided: giant - 1, firstRun, lastRun };
 }

@@ -105,7 +105,7 @@ export async function writeInvoices(run: WorkspaceRun, roster: Roster): Promise<
   const books: MonthBook[] = [];
   const prefix = run.ws.short.toUpperCase();
   let base = 1;
-  for (let m = 0; m <= run.edges.lastRun; m++) {
+  for (let m = run.edges.firstRun; m <= run.edges.lastRun; m++) {
     const label = run.cal.months[m].label;
     const tallies = tallyMonth(run, roster, m);
     const book: MonthBook = { month: m, base, credits: new Map() };

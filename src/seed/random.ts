@@ -11,7 +11,6 @@ export const Stream = {
   Supplier: 1,
   Worker: 2,
   WorkerText: 3,
-  Assignment: 4,
   Timesheet: 5,
   Entries: 6,
   Expenses: 7,

@@ -30,7 +30,9 @@ export function planSupplier(run: WorkspaceRun, index: number): SupplierPlan {
     (index >= SUPPLIER_NAMES.length ? ` ${Math.floor(index / SUPPLIER_NAMES.length) + 1}` : '');
   const rules: GroupingRule[] = ['per_org_unit', 'per_worker', 'consolidated'];
   const rule = special?.rule ?? rules[rng.weighted([0.5, 0.35, 0.15])];
-  const currency = special?.currency ?? CURRENCIES[rng.weighted([0.7, 0.18, 0.12])];
+  const drawn = CURRENCIES[rng.weighted([0.7, 0.18, 0.12])];
+  // Consolidated invoices span suppliers in the program's home currency (USD).
+  const currency = special?.currency ?? (rule === 'consolidated' ? 'USD' : drawn);
   const kind = special ? special.nameKind : rng.chance(0.05) ? rng.pick(UNUSUAL_KINDS) : null;
   return {
     index,

@@ -47,13 +47,6 @@ describe('seed determinism', () => {
     );
   });
 
-  it('generates tiny well within two seconds', async () => {
-    const started = performance.now();
-    await hashRun({ ...TINY, seed: 99 });
-    const elapsed = performance.now() - started;
-    assert.ok(elapsed < 2_000, `tiny took ${Math.round(elapsed)} ms`);
-  });
-
   it('accepts any calendar day as asOf and rejects bad options', async () => {
     for (const asOf of ['2024-02-29', '2025-01-01', '2025-12-31']) {
       const sink = await hashRun({ seed: 1, scale: 'tiny', asOf });

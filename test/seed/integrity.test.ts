@@ -136,6 +136,9 @@ function checkInvoices(invoices: Row[], lines: Row[], known: Known): void {
       assert.equal(l.currency, i.currency);
       if (i.supplier_ref !== null) assert.equal(l.supplier_ref, i.supplier_ref);
     }
+    if (i.grouping_rule === 'consolidated' && i.type === 'invoice') {
+      assert.ok(new Set(own.map((l) => l.supplier_ref)).size >= 2, 'consolidated spans suppliers');
+    }
   }
   for (const l of lines) {
     assert.ok(ids.has(String(l.invoice_id)));

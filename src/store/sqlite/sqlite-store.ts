@@ -218,6 +218,7 @@ export class SqliteStore implements Store {
       finish: async () => {
         this.db.exec('COMMIT');
         this.db.pragma('optimize');
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
       },
       abort: async () => {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
