@@ -11,6 +11,11 @@ export const ERRORS = {
   rate_limited: { status: 429, message: 'The request quota for this token is spent; retry later.' },
   internal: { status: 500, message: 'An internal error occurred.' },
   unavailable: { status: 503, message: 'The data store is unavailable; retry later.' },
+  query_timeout: {
+    status: 503,
+    message:
+      'The report query ran past its time limit; narrow it (time range, filters, dimensions) and retry.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

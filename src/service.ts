@@ -5,6 +5,7 @@ import { buildApp } from './http/app.js';
 import { Executor } from './operations/executor.js';
 import { OPERATIONS } from './operations/registry.js';
 import { createCursorCodec } from './paging/cursor.js';
+import { CatalogCache } from './semantic/catalog-cache.js';
 import type { Store } from './store/store.js';
 
 export interface ServiceOptions {
@@ -15,6 +16,8 @@ export interface ServiceOptions {
   quotaPerMinute?: number;
   logger?: boolean | Record<string, unknown>;
   now?: () => Date;
+  /** Time limit of one report query; VMS_READ_REPORT_TIMEOUT_MS, default 10 s. */
+  reportTimeoutMs?: number;
 }
 
 /** The cursor secret: the environment's, or one generated on first use and stored with the data. */
@@ -38,6 +41,14 @@ export function quotaFromEnv(value = process.env.VMS_READ_QUOTA_PER_MINUTE): num
   return n;
 }
 
+export function reportTimeoutFromEnv(value = process.env.VMS_READ_REPORT_TIMEOUT_MS): number {
+  if (value === undefined || value === '') return 10_000;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error('VMS_READ_REPORT_TIMEOUT_MS must be a whole number of milliseconds');
+  return n;
+}
+
 /** Wires store, executor and HTTP app; the caller decides whether to listen. */
 export async function createService(
   options: ServiceOptions,
@@ -48,6 +59,8 @@ export async function createService(
     cursors: createCursorCodec(secret),
     quota: createQuota(options.quotaPerMinute ?? quotaFromEnv()),
     now: options.now ?? (() => new Date()),
+    catalogs: new CatalogCache(),
+    reportTimeoutMs: options.reportTimeoutMs ?? reportTimeoutFromEnv(),
   });
   const app = await buildApp({
     executor,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, errorBody, StoreUnavailableError } from '../errors.js';
+import { ReportTimeoutError } from '../store/report-errors.js';
 
 /**
  * The one error handler: documented errors keep their status and headers; any other client
@@ -13,6 +14,13 @@ export function installErrorHandling(app: FastifyInstance): void {
         .code(error.status)
         .headers(error.headers)
         .send(errorBody(error.code, request.id));
+    }
+    if (error instanceof ReportTimeoutError) {
+      request.log.warn({ err: error }, 'report timed out');
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .send(errorBody('query_timeout', request.id));
     }
     if (error instanceof StoreUnavailableError) {
       request.log.warn({ err: error }, 'store unavailable');

@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Quota } from '../auth/quota.js';
 import { ApiError } from '../errors.js';
 import type { CursorCodec } from '../paging/cursor.js';
+import type { CatalogCache } from '../semantic/catalog-cache.js';
 import type { Store } from '../store/store.js';
 import type { AnyOperation } from './operation.js';
 
@@ -16,6 +17,8 @@ export interface ExecutorDeps {
   cursors: CursorCodec;
   quota: Quota;
   now: () => Date;
+  catalogs: CatalogCache;
+  reportTimeoutMs: number;
 }
 
 function validatorFactory(coerceTypes: boolean) {
@@ -71,7 +74,8 @@ export class Executor {
     fromQueryString: boolean,
   ): Promise<unknown> {
     const validate = (fromQueryString ? this.queryValidator : this.jsonValidator)(operation);
-    if (!validate(input)) throw new ApiError('not_found');
+    if (!validate(input) || (operation.refine && !operation.refine(input)))
+      throw new ApiError('not_found');
     if (!principal.scopes.has(operation.scope)) {
       throw new ApiError('insufficient_scope', {
         'www-authenticate': `Bearer error="insufficient_scope", scope="${operation.scope}"`,
@@ -81,14 +85,9 @@ export class Executor {
     const workspace = await this.deps.store.getWorkspace(principal.workspaceId);
     if (!workspace)
       throw new ApiError('unauthorized', { 'www-authenticate': 'Bearer realm="vms-read"' });
+    const { store, cursors, now, catalogs, reportTimeoutMs } = this.deps;
     return operation.run(
-      {
-        store: this.deps.store,
-        principal,
-        workspace,
-        cursors: this.deps.cursors,
-        now: this.deps.now,
-      },
+      { store, principal, workspace, cursors, now, catalogs, reportTimeoutMs },
       input,
     );
   }

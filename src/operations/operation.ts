@@ -2,6 +2,7 @@ import type { TObject, TSchema } from 'typebox';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { CursorCodec } from '../paging/cursor.js';
+import type { CatalogCache } from '../semantic/catalog-cache.js';
 import type { Store, Workspace } from '../store/store.js';
 
 /** What an operation's handler may use: nothing transport-specific. */
@@ -11,6 +12,9 @@ export interface OperationContext {
   workspace: Workspace;
   cursors: CursorCodec;
   now: () => Date;
+  catalogs: CatalogCache;
+  /** Time limit of one report query. */
+  reportTimeoutMs: number;
 }
 
 /**
@@ -30,6 +34,8 @@ export interface Operation<Input = never> {
   input: TObject;
   /** The `data` member of the success envelope, refusal shapes included. */
   output: TSchema;
+  /** Rules beyond the schema (DESIGN §4.2); false answers 404 `not_found` like a schema mismatch. */
+  refine?(input: Input): boolean;
   run(context: OperationContext, input: Input): Promise<unknown>;
 }
 

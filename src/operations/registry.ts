@@ -1,5 +1,6 @@
 import { getInvoice, listInvoices } from './invoices.js';
 import type { AnyOperation } from './operation.js';
+import { listCatalog, listSavedQueries, runSavedQuery, runSemanticQuery } from './reports.js';
 import {
   listApprovalStatuses,
   listAssignments,
@@ -11,6 +12,10 @@ import { getWorker, listWorkers } from './workers.js';
 
 /** Every operation the service offers; adapters (HTTP, MCP) walk this list and nothing else. */
 export const OPERATIONS: readonly AnyOperation[] = [
+  listCatalog,
+  runSemanticQuery,
+  listSavedQueries,
+  runSavedQuery,
   listWorkers,
   getWorker,
   listTimesheets,

@@ -11,6 +11,7 @@ import { writeInvoiceLines } from './invoice-lines.js';
 import { writeInvoices } from './invoicing.js';
 import { buildRoster } from './roster.js';
 import { writeSavedQueries } from './saved-queries.js';
+import { writeSemanticCatalog } from './semantic-catalog.js';
 import { isScale, SCALES, type Scale } from './scales.js';
 import type { SeedSink } from './sink.js';
 import { writeTimeEntries, writeTimesheets } from './time.js';
@@ -86,8 +87,8 @@ export async function generateSeed(options: SeedOptions, sink: SeedSink): Promis
     await writeInvoiceLines(run, roster, books);
     await writeApprovalStatuses(run, roster);
     await writeSavedQueries(run);
-    // The enterprise catalog rows are written by the catalog seeding step, not here.
-    run.counts.semantic_catalog = 0;
+    await writeSemanticCatalog(run);
+    run.counts.semantic_catalog ??= 0;
     summary.workspaces.push({
       id: ws.id,
       name: ws.name,

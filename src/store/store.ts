@@ -34,6 +34,18 @@ export interface Workspace {
   catalogSource: string;
 }
 
+export interface SavedQueryRow {
+  id: string;
+  workspace_id: string;
+  kind: string;
+  name: string;
+  dashboard_id: string | null;
+  definition: string;
+  author: string;
+  pinned_at: string;
+  created_at: string;
+}
+
 export interface TokenRow {
   id: string;
   workspaceId: string;
@@ -95,6 +107,32 @@ export interface Store {
     columns: readonly string[],
     limit: number,
   ): Promise<{ rows: Row[]; count: number }>;
+
+  /** A cheap fingerprint of what a workspace's catalog is built from; changes when any input does. */
+  catalogStamp(workspaceId: string): Promise<string>;
+  /** Stored metric definitions of the `semantic_catalog` table. */
+  catalogEntries(
+    workspaceId: string,
+  ): Promise<{ key: string; definition: unknown; enabled: boolean }[]>;
+  /** Stores a new program configuration version. */
+  insertConfig(
+    workspaceId: string,
+    version: number,
+    config: ProgramConfig,
+    at: string,
+  ): Promise<void>;
+  /** Runs a compiled report query within a time limit; rejects with ReportTimeoutError past it. */
+  runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]>;
+
+  /** Saved queries in (pinned_at, id) order after a position, optionally of one kind. */
+  listSavedQueries(
+    workspaceId: string,
+    kind: string | null,
+    after: Keyset | null,
+    limit: number,
+  ): Promise<Row[]>;
+  getSavedQuery(workspaceId: string, id: string): Promise<Row | null>;
+  insertSavedQuery(row: SavedQueryRow): Promise<void>;
 
   /** True when any workspace exists. */
   hasData(): Promise<boolean>;

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createToken } from '../../src/auth/tokens.js';
 import type { Scope } from '../../src/auth/scopes.js';
@@ -9,6 +12,12 @@ export const AS_OF = '2026-06-30';
 export const ALL_SCOPES: Scope[] = ['read:program', 'read:financial', 'read:workforce', 'read:pii'];
 export const WS = 'ws_business';
 export const OTHER_WS = 'ws_team';
+
+export interface HarnessOptions {
+  quotaPerMinute?: number;
+  reportTimeoutMs?: number;
+  now?: () => Date;
+}
 
 export interface Harness {
   store: SqliteStore;
@@ -31,8 +40,10 @@ export interface Harness {
 }
 
 /** A tiny seed in memory, a service over it, and tokens for every role. */
-export async function startHarness(options: { quotaPerMinute?: number } = {}): Promise<Harness> {
-  const store = new SqliteStore(':memory:');
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  // A file, not :memory:, because report queries run on worker threads with their own connections.
+  const dir = mkdtempSync(join(tmpdir(), 'vms-read-test-'));
+  const store = new SqliteStore(join(dir, 'test.db'));
   await store.migrate();
   await seedStore(store, { scale: 'tiny', seed: 7, asOf: AS_OF });
   const { app } = await createService({
@@ -87,6 +98,7 @@ export async function startHarness(options: { quotaPerMinute?: number } = {}): P
     close: async () => {
       await app.close();
       await store.close();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -160,4 +172,29 @@ export function qs(params: Record<string, string | number | string[] | undefined
       parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
   }
   return parts.length ? `?${parts.join('&')}` : '';
+}
+
+/** Calls an operation the way its method wants: GET with a query string, POST with a JSON body. */
+export function callOperation(
+  app: FastifyInstance,
+  operation: { method: 'GET' | 'POST'; path: string },
+  token: string | undefined,
+  input: Record<string, unknown> = {},
+): Promise<Answer> {
+  if (operation.method === 'POST') return post(app, operation.path, token, input);
+  return get(
+    app,
+    `${operation.path}${qs(input as Record<string, string | number | string[] | undefined>)}`,
+    token,
+  );
+}
+
+/** Inputs that every operation accepts: what a scope or role test sends. */
+export function validInput(operation: {
+  name: string;
+  input: { properties: Record<string, unknown> };
+}): Record<string, unknown> {
+  if (operation.name === 'run_semantic_query') return { query: { metrics: ['invoice_count'] } };
+  if (operation.name === 'run_saved_query') return { savedQueryId: 'sq_none' };
+  return 'id' in operation.input.properties ? { id: 'abc' } : {};
 }

@@ -11,7 +11,10 @@ import {
   listPageSql,
   timesheetEntriesSql,
 } from '../sql/resource-sql.js';
+import { ReportPool } from './report-pool.js';
 import type {
+  Keyset,
+  SavedQueryRow,
   NewToken,
   PageQuery,
   ResourceSource,
@@ -30,6 +33,7 @@ export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
   readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  private reports: ReportPool | null = null;
 
   constructor(readonly path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -61,6 +65,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.reports?.close();
     this.statements.clear();
     if (this.db.open) this.db.close();
   }
@@ -185,6 +190,83 @@ export class SqliteStore implements Store {
     return { rows, count };
   }
 
+  async catalogStamp(workspaceId: string): Promise<string> {
+    const row = this.prepare(
+      `SELECT (SELECT MAX(version) FROM program_configs WHERE workspace_id = ?) AS v,
+              (SELECT COUNT(*) || '/' || COALESCE(MAX(updated_at), '') FROM semantic_catalog WHERE workspace_id = ?) AS c`,
+    ).get(workspaceId, workspaceId) as { v: number | null; c: string };
+    return `${row.v ?? 0}:${row.c}`;
+  }
+
+  async catalogEntries(workspaceId: string) {
+    const rows = this.prepare(
+      `SELECT key, definition, enabled FROM semantic_catalog WHERE workspace_id = ? AND entry_type = 'metric' ORDER BY key`,
+    ).all(workspaceId) as { key: string; definition: string; enabled: number }[];
+    return rows.map((r) => ({
+      key: r.key,
+      definition: parseJson(r.definition),
+      enabled: r.enabled === 1,
+    }));
+  }
+
+  async insertConfig(
+    workspaceId: string,
+    version: number,
+    config: ProgramConfig,
+    at: string,
+  ): Promise<void> {
+    this.prepare(
+      'INSERT INTO program_configs (workspace_id, version, config, created_at) VALUES (?, ?, ?, ?)',
+    ).run(workspaceId, version, JSON.stringify(config), at);
+  }
+
+  /** Reports run on worker threads with their own connections (an in-memory database has none to share). */
+  async runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]> {
+    if (this.path === ':memory:') throw new Error('report queries need a database file');
+    this.reports ??= new ReportPool(this.path);
+    return this.reports.run(sql, params, timeoutMs);
+  }
+
+  async listSavedQueries(
+    workspaceId: string,
+    kind: string | null,
+    after: Keyset | null,
+    limit: number,
+  ): Promise<Row[]> {
+    const sql =
+      'SELECT id, kind, name, dashboard_id, pinned_at FROM saved_queries WHERE workspace_id = ?' +
+      (kind !== null ? ' AND kind = ?' : '') +
+      (after !== null ? ' AND (pinned_at, id) > (?, ?)' : '') +
+      ' ORDER BY pinned_at, id LIMIT ?';
+    const params = [workspaceId, ...(kind !== null ? [kind] : []), ...(after ?? []), limit];
+    return this.prepare(sql).all(...params) as Row[];
+  }
+
+  async getSavedQuery(workspaceId: string, id: string): Promise<Row | null> {
+    return (
+      (this.prepare('SELECT * FROM saved_queries WHERE workspace_id = ? AND id = ?').get(
+        workspaceId,
+        id,
+      ) as Row | undefined) ?? null
+    );
+  }
+
+  async insertSavedQuery(row: SavedQueryRow): Promise<void> {
+    this.prepare(
+      'INSERT INTO saved_queries (id, workspace_id, kind, name, dashboard_id, definition, author, pinned_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(
+      row.id,
+      row.workspace_id,
+      row.kind,
+      row.name,
+      row.dashboard_id,
+      row.definition,
+      row.author,
+      row.pinned_at,
+      row.created_at,
+    );
+  }
+
   async hasData(): Promise<boolean> {
     return this.prepare('SELECT 1 FROM workspaces LIMIT 1').get() !== undefined;
   }
@@ -224,5 +306,13 @@ export class SqliteStore implements Store {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
       },
     };
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
   }
 }

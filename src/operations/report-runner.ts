@@ -1,0 +1,111 @@
+import { canonicalJson } from '../semantic/canonical-json.js';
+import { compileReport } from '../semantic/compile.js';
+import { sqliteDialect, postgresDialect } from '../semantic/dialect.js';
+import type { Period, Query } from '../semantic/query-schema.js';
+import { metricDefinitions, shapeRows } from '../semantic/results.js';
+import { normalizeQuery, validateQuery, type NormalizedQuery } from '../semantic/validate.js';
+import type { OperationContext } from './operation.js';
+import { refusal, type RefusalCode } from './refusal.js';
+
+export function reportRefusal(
+  code: RefusalCode,
+  operationId: string,
+  catalogVersion: string,
+  closestMetrics: string[] = [],
+) {
+  return { ...refusal(code, operationId), closestMetrics, catalogVersion };
+}
+
+interface ReportCursor {
+  /** Rows already returned. */
+  o: number;
+  /** The catalogVersion the first page ran against. */
+  v: string;
+}
+
+function isReportCursor(value: unknown): value is ReportCursor {
+  const c = value as ReportCursor;
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    Number.isInteger(c.o) &&
+    c.o > 0 &&
+    typeof c.v === 'string'
+  );
+}
+
+/** A report cursor is bound to the token, the operation, the saved query (if any) and the normalised query. */
+function reportBinding(
+  ctx: OperationContext,
+  operationId: string,
+  subject: string,
+  query: NormalizedQuery,
+): string {
+  return canonicalJson(['report', ctx.principal.tokenId, operationId, subject, query]);
+}
+
+/**
+ * Runs a typed query for run_semantic_query and run_saved_query (DESIGN §4.8): normalise,
+ * check the cursor (invalid, then stale), validate against the catalog, then read at most
+ * min(query.limit, row budget) rows, continuing by cursor up to query.limit in all.
+ */
+export async function runReportQuery(
+  ctx: OperationContext,
+  operationId: string,
+  definition: { query: Query; period?: Period },
+  cursor: string | undefined,
+  options: { subject?: string; unknownMetricAs?: RefusalCode; otherRefusalsAs?: RefusalCode } = {},
+) {
+  const { catalog, payCodes } = await ctx.catalogs.get(ctx.store, ctx.workspace);
+  const now = ctx.now();
+  const query = normalizeQuery(definition, now);
+  const binding = reportBinding(ctx, operationId, options.subject ?? '', query);
+  let offset = 0;
+  if (cursor !== undefined) {
+    const decoded = ctx.cursors.decode(binding, cursor);
+    if (!isReportCursor(decoded) || decoded.o >= query.limit)
+      return reportRefusal('invalid_cursor', operationId, catalog.catalogVersion);
+    if (decoded.v !== catalog.catalogVersion)
+      return reportRefusal('stale_cursor', operationId, catalog.catalogVersion);
+    offset = decoded.o;
+  }
+  const validation = validateQuery(query, catalog);
+  if (!validation.ok) {
+    let code = validation.code;
+    if (code === 'unknown_metric' && options.unknownMetricAs) code = options.unknownMetricAs;
+    else if (code !== 'metric_unavailable' && code !== 'unknown_metric' && options.otherRefusalsAs)
+      code = options.otherRefusalsAs;
+    return reportRefusal(code, operationId, catalog.catalogVersion, validation.closestMetrics);
+  }
+  const { plan } = validation;
+  const remaining = query.limit - offset;
+  const take = Math.min(ctx.workspace.rowBudget, remaining);
+  const compiled = compileReport(
+    plan,
+    {
+      dialect: ctx.store.dialect === 'postgres' ? postgresDialect : sqliteDialect,
+      workspaceId: ctx.workspace.id,
+      payCodes,
+      today: now.toISOString().slice(0, 10),
+    },
+    { offset, take: take + 1 },
+  );
+  const raw = await ctx.store.runReport(compiled.sql, compiled.params, ctx.reportTimeoutMs);
+  const more = raw.length > take;
+  const rows = shapeRows(plan, raw.slice(0, take), operationId);
+  const truncatedBy = more ? (take < remaining ? 'row_budget' : 'query_limit') : null;
+  return {
+    status: rows.length === 0 ? 'empty' : 'ok',
+    rows,
+    columns: [...query.dimensions, ...query.metrics],
+    truncated: more,
+    truncatedBy,
+    nextCursor:
+      truncatedBy === 'row_budget'
+        ? ctx.cursors.encode(binding, { o: offset + take, v: catalog.catalogVersion })
+        : null,
+    catalogVersion: catalog.catalogVersion,
+    metricDefinitions: metricDefinitions(plan),
+    semanticQuery: query,
+  };
+}

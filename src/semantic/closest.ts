@@ -1,0 +1,42 @@
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j] + 1,
+        current[j - 1] + 1,
+        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+const tokens = (key: string) =>
+  new Set(
+    key
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean),
+  );
+
+/**
+ * Enabled metric keys nearest an unknown one (DESIGN §4.8): by edit distance, helped by shared
+ * `_`-separated tokens; best first, at most five, only plausible ones.
+ */
+export function closestMetrics(wanted: string, candidates: Iterable<string>, max = 5): string[] {
+  const want = wanted.toLowerCase();
+  const wantTokens = tokens(want);
+  const scored: { key: string; score: number }[] = [];
+  for (const key of candidates) {
+    const distance = editDistance(want, key);
+    const shared = [...tokens(key)].filter((t) => wantTokens.has(t)).length;
+    const plausible =
+      shared > 0 || distance <= Math.max(2, Math.floor(Math.max(want.length, key.length) / 2));
+    if (plausible) scored.push({ key, score: distance - 3 * shared });
+  }
+  scored.sort((a, b) => a.score - b.score || (a.key < b.key ? -1 : 1));
+  return scored.slice(0, max).map((s) => s.key);
+}

@@ -1,0 +1,226 @@
+/**
+ * The fact views reports read (DESIGN §4.8, §6): each a fixed FROM clause written here, its
+ * columns as SQL expressions, its dimensions (a subset of its columns) and its time dimension.
+ * Metric definitions may name only these columns; nothing else reaches the SQL.
+ */
+export type ColumnExpr =
+  | string
+  /** A time entry's pay band, looked up in the program configuration's pay codes. */
+  | { bandOfPayCode: string }
+  /** Days from the first expression to the second (`today` is the query's date). */
+  | { daysBetween: [string, string | 'today'] };
+
+export interface View {
+  name: string;
+  from: string;
+  workspaceColumn: string;
+  columns: Record<string, ColumnExpr>;
+  dimensions: string[];
+  timeDimension: string;
+}
+
+const views: View[] = [
+  {
+    name: 'time_entries',
+    from:
+      'time_entries e JOIN assignments a ON a.id = e.assignment_id JOIN workers w ON w.id = e.worker_id' +
+      ' JOIN timesheets t ON t.id = e.timesheet_id',
+    workspaceColumn: 'e.workspace_id',
+    columns: {
+      work_date: 'e.work_date',
+      supplier: 'e.supplier_ref',
+      org_unit: 'a.org_unit_key',
+      site: 'a.site_key',
+      job_code: 'a.job_code',
+      pay_code: 'e.pay_code',
+      band: { bandOfPayCode: 'e.pay_code' },
+      worker_type: 'w.type',
+      entry_mode: 't.entry_mode',
+      minutes: 'e.quantity_minutes',
+      units: 'e.quantity_units',
+      kind: 'e.kind',
+      on_behalf: 'e.captured_on_behalf',
+      worker: 'e.worker_id',
+    },
+    dimensions: [
+      'work_date',
+      'supplier',
+      'org_unit',
+      'site',
+      'job_code',
+      'pay_code',
+      'band',
+      'worker_type',
+      'entry_mode',
+    ],
+    timeDimension: 'work_date',
+  },
+  {
+    name: 'invoice_lines',
+    from: 'invoice_lines l JOIN invoices i ON i.id = l.invoice_id',
+    workspaceColumn: 'l.workspace_id',
+    columns: {
+      invoice_period: 'i.period_start',
+      supplier: 'l.supplier_ref',
+      org_unit: 'l.org_unit_key',
+      currency: 'l.currency',
+      band: 'l.band',
+      pay_code: 'l.pay_code',
+      source_type: 'l.source_type',
+      invoice_status: 'i.status',
+      invoice_type: 'i.type',
+      amount: 'l.amount_cents',
+      quantity: 'l.quantity',
+      unit: 'l.unit',
+      rate: 'l.rate_cents',
+    },
+    dimensions: [
+      'invoice_period',
+      'supplier',
+      'org_unit',
+      'currency',
+      'band',
+      'pay_code',
+      'source_type',
+      'invoice_status',
+      'invoice_type',
+    ],
+    timeDimension: 'invoice_period',
+  },
+  {
+    name: 'invoices',
+    from: 'invoices i',
+    workspaceColumn: 'i.workspace_id',
+    columns: {
+      issued_date: 'substr(i.issued_at, 1, 10)',
+      supplier: 'i.supplier_ref',
+      currency: 'i.currency',
+      invoice_status: 'i.status',
+      invoice_type: 'i.type',
+      grouping_rule: 'i.grouping_rule',
+      total: 'i.total_cents',
+      cycle_days: { daysBetween: ['i.period_end', 'i.issued_at'] },
+    },
+    dimensions: [
+      'issued_date',
+      'supplier',
+      'currency',
+      'invoice_status',
+      'invoice_type',
+      'grouping_rule',
+    ],
+    timeDimension: 'issued_date',
+  },
+  {
+    name: 'timesheets',
+    from: 'timesheets t JOIN workers w ON w.id = t.worker_id',
+    workspaceColumn: 't.workspace_id',
+    columns: {
+      period_start: 't.period_start',
+      supplier: 'w.supplier_ref',
+      org_unit: 'w.org_unit_key',
+      timesheet_status: 't.status',
+      entry_mode: 't.entry_mode',
+      approval_days: { daysBetween: ['t.submitted_at', 't.decided_at'] },
+    },
+    dimensions: ['period_start', 'supplier', 'org_unit', 'timesheet_status', 'entry_mode'],
+    timeDimension: 'period_start',
+  },
+  {
+    name: 'workers',
+    from: 'workers w',
+    workspaceColumn: 'w.workspace_id',
+    columns: {
+      tenure_start: 'w.tenure_start',
+      supplier: 'w.supplier_ref',
+      org_unit: 'w.org_unit_key',
+      worker_type: 'w.type',
+      onboarding_state: 'w.onboarding_state',
+      worker_status: 'w.status',
+      tenure_days: { daysBetween: ['w.tenure_start', 'today'] },
+    },
+    dimensions: [
+      'tenure_start',
+      'supplier',
+      'org_unit',
+      'worker_type',
+      'onboarding_state',
+      'worker_status',
+    ],
+    timeDimension: 'tenure_start',
+  },
+  {
+    name: 'expenses',
+    from: 'expenses x JOIN assignments a ON a.id = x.assignment_id',
+    workspaceColumn: 'x.workspace_id',
+    columns: {
+      incurred_on: 'x.incurred_on',
+      supplier: 'x.supplier_ref',
+      org_unit: 'a.org_unit_key',
+      currency: 'x.currency',
+      expense_category: 'x.category',
+      expense_status: 'x.status',
+      amount: 'x.amount_cents',
+    },
+    dimensions: [
+      'incurred_on',
+      'supplier',
+      'org_unit',
+      'currency',
+      'expense_category',
+      'expense_status',
+    ],
+    timeDimension: 'incurred_on',
+  },
+];
+
+export const VIEWS: ReadonlyMap<string, View> = new Map(views.map((v) => [v.name, v]));
+
+/** Dimension keys, labels and types (DESIGN §6); `text` values are people-typed: envelopes in rows. */
+export interface Dimension {
+  key: string;
+  label: string;
+  type: 'categorical' | 'time';
+  text: boolean;
+}
+
+const dimension = (
+  key: string,
+  label: string,
+  type: 'categorical' | 'time' = 'categorical',
+  text = false,
+): Dimension => ({
+  key,
+  label,
+  type,
+  text,
+});
+
+export const DIMENSIONS: ReadonlyMap<string, Dimension> = new Map(
+  [
+    dimension('work_date', 'Work date', 'time'),
+    dimension('invoice_period', 'Invoice period start', 'time'),
+    dimension('issued_date', 'Issue date', 'time'),
+    dimension('period_start', 'Timesheet period start', 'time'),
+    dimension('tenure_start', 'Tenure start', 'time'),
+    dimension('incurred_on', 'Expense date', 'time'),
+    dimension('supplier', 'Supplier', 'categorical', true),
+    dimension('org_unit', 'Org unit', 'categorical', true),
+    dimension('site', 'Site', 'categorical', true),
+    dimension('job_code', 'Job code', 'categorical', true),
+    dimension('pay_code', 'Pay code', 'categorical', true),
+    dimension('expense_category', 'Expense category', 'categorical', true),
+    dimension('band', 'Pay band'),
+    dimension('worker_type', 'Worker engagement type'),
+    dimension('entry_mode', 'Time entry mode'),
+    dimension('currency', 'Currency'),
+    dimension('source_type', 'Invoice line source'),
+    dimension('invoice_status', 'Invoice status'),
+    dimension('invoice_type', 'Invoice type'),
+    dimension('grouping_rule', 'Invoice grouping rule'),
+    dimension('timesheet_status', 'Timesheet status'),
+    dimension('onboarding_state', 'Onboarding state'),
+    dimension('worker_status', 'Worker status'),
+    dimension('expense_status', 'Expense status'),
+  ].map((d) => [d.key, d]),
+);

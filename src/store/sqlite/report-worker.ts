@@ -1,0 +1,27 @@
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+
+/**
+ * Runs report queries on its own read-only connection, off the server's event loop, so a long
+ * aggregate never blocks other requests and the pool can abandon it at its time limit.
+ */
+const db = new Database((workerData as { path: string }).path, {
+  readonly: true,
+  fileMustExist: true,
+});
+db.pragma('busy_timeout = 5000');
+const statements = new Map<string, Database.Statement>();
+
+parentPort?.on('message', ({ id, sql, params }: { id: number; sql: string; params: unknown[] }) => {
+  try {
+    let statement = statements.get(sql);
+    if (!statement) {
+      // Integers arrive as BigInt so sums beyond 2^53 stay exact.
+      statement = db.prepare(sql).safeIntegers(true);
+      statements.set(sql, statement);
+    }
+    parentPort?.postMessage({ id, rows: statement.all(...params) });
+  } catch (error) {
+    parentPort?.postMessage({ id, error: (error as Error).message });
+  }
+});
