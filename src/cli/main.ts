@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { UsageError } from './args.js';
+import { catalogCommand } from './catalog-command.js';
 import { demoCommand } from './demo-command.js';
+import { savedQueryCommand } from './saved-query-command.js';
 import { seedCommand } from './seed-command.js';
 import { serveCommand } from './serve-command.js';
 import { tokenCommand } from './token-command.js';
@@ -12,6 +14,8 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
   serve: serveCommand,
   workspace: workspaceCommand,
   token: tokenCommand,
+  catalog: catalogCommand,
+  'saved-query': savedQueryCommand,
 };
 
 const USAGE = `usage: vms-read <command> [options]
@@ -20,7 +24,9 @@ const USAGE = `usage: vms-read <command> [options]
   serve --db D [--host 127.0.0.1] [--port 8080]
   workspace list --db D [--json]
   token create --db D --workspace W --role staff|worker|billing_entity [--worker ID] [--supplier ID] --scopes a,b [--expires ISO]
-  token revoke --db D --token T`;
+  token revoke --db D --token T
+  catalog enable|disable --db D --workspace W --metric KEY
+  saved-query create --db D --workspace W --kind library|dashboard_tile|briefing --name TEXT --definition JSON [--dashboard ID]`;
 
 async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;

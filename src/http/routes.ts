@@ -40,8 +40,11 @@ export function mountOperation(
         if (hasRepeatedParameter(request.query)) throw new ApiError('not_found');
         input = { ...(request.query as object) };
       } else {
-        if (!request.headers['content-type']?.toLowerCase().startsWith('application/json'))
+        // A POST takes its input from the body alone: any query parameter is unknown.
+        if (Object.keys(request.query as object).length > 0) throw new ApiError('not_found');
+        if (!request.headers['content-type']?.toLowerCase().startsWith('application/json')) {
           throw new ApiError('not_found');
+        }
         input = request.body;
       }
       const data = await executor.run(operation, principal, input, operation.method === 'GET');

@@ -133,6 +133,84 @@ describe('vms-read CLI (DESIGN §5)', () => {
     assert.equal(runCli(['nonsense']).status, 2);
   });
 
+  it('catalog disable and enable write a new configuration version each time', () => {
+    const args = ['--db', db, '--workspace', 'ws_business', '--metric', 'spend'];
+    const disabled = runCli(['catalog', 'disable', ...args]);
+    assert.equal(disabled.status, 0, disabled.stderr);
+    const first = JSON.parse(disabled.stdout);
+    assert.deepEqual(first, {
+      workspace: 'ws_business',
+      configVersion: 2,
+      metric: 'spend',
+      enabled: false,
+    });
+    const enabled = runCli(['catalog', 'enable', ...args]);
+    assert.equal(JSON.parse(enabled.stdout).configVersion, 3);
+    assert.equal(
+      runCli([
+        'catalog',
+        'disable',
+        '--db',
+        db,
+        '--workspace',
+        'ws_business',
+        '--metric',
+        'no_such_metric',
+      ]).status,
+      2,
+    );
+    assert.equal(runCli(['catalog', 'toggle', ...args]).status, 2);
+  });
+
+  it('saved-query create checks the definition and prints the new id alone', () => {
+    const created = runCli([
+      'saved-query',
+      'create',
+      '--db',
+      db,
+      '--workspace',
+      'ws_business',
+      '--kind',
+      'dashboard_tile',
+      '--name',
+      'Spend by supplier',
+      '--dashboard',
+      'dash-1',
+      '--definition',
+      JSON.stringify({
+        query: { metrics: ['spend'], dimensions: ['supplier'] },
+        period: { kind: 'relative', unit: 'month', offset: -1 },
+      }),
+    ]);
+    assert.equal(created.status, 0, created.stderr);
+    assert.match(created.stdout, /^sq_[0-9a-f-]+\n$/);
+    const bad = (definition: string) =>
+      runCli([
+        'saved-query',
+        'create',
+        '--db',
+        db,
+        '--workspace',
+        'ws_business',
+        '--kind',
+        'library',
+        '--name',
+        'x',
+        '--definition',
+        definition,
+      ]).status;
+    assert.equal(bad('not json'), 2);
+    assert.equal(bad(JSON.stringify({ query: { metrics: [] } })), 2);
+    assert.equal(
+      bad(
+        JSON.stringify({
+          query: { metrics: ['spend'], timeRange: { from: '2025-02-01', to: '2025-01-01' } },
+        }),
+      ),
+      2,
+    );
+  });
+
   describe('serve', () => {
     let port: number;
     let server: Awaited<ReturnType<typeof startServer>>;

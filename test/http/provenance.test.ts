@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import { OPERATIONS } from '../../src/operations/registry.js';
 import { PROVENANCE_GUIDANCE } from '../../src/provenance.js';
 import { findEnvelopes, resolvePath } from '../support/json-path.js';
-import { get, qs, startHarness, WS, type Harness } from '../support/harness.js';
+import { get, post, qs, startHarness, WS, type Harness } from '../support/harness.js';
 
 /** SPEC "Fields that are always wrapped", per record; written out here, not read from the code. */
 const WRAPPED: Record<string, string[]> = {
@@ -18,6 +18,16 @@ const WRAPPED: Record<string, string[]> = {
   expense: ['supplierRef', 'category'],
   approval: [],
 };
+
+/** SPEC: supplier and org-unit values in report rows; DESIGN §4.6 adds site, job code, pay code. */
+const PEOPLE_TYPED_DIMENSIONS = [
+  'supplier',
+  'org_unit',
+  'site',
+  'job_code',
+  'pay_code',
+  'expense_category',
+];
 
 const LIST_RECORD: Record<string, string> = {
   list_workers: 'worker',
@@ -85,6 +95,29 @@ describe('provenance envelopes on every operation', () => {
         h.tokens.staff,
       )
     ).body.data;
+    answers.list_catalog = (await get(h.app, '/api/v1/reports/catalog', h.tokens.staff)).body.data;
+    answers.run_semantic_query = (
+      await post(h.app, '/api/v1/reports/query', h.tokens.staff, {
+        query: {
+          metrics: ['spend'],
+          dimensions: ['supplier', 'org_unit', 'currency', 'pay_code'],
+          limit: 50,
+        },
+      })
+    ).body.data;
+    answers.list_saved_queries = (
+      await get(h.app, '/api/v1/reports/saved-queries', h.tokens.staff)
+    ).body.data;
+    const saved = h.store.db
+      .prepare(
+        `SELECT id FROM saved_queries WHERE workspace_id = ? AND definition LIKE '%"supplier"%' LIMIT 1`,
+      )
+      .get(WS) as { id: string };
+    answers.run_saved_query = (
+      await post(h.app, '/api/v1/reports/saved-queries/run', h.tokens.staff, {
+        savedQueryId: saved.id,
+      })
+    ).body.data;
   });
   after(() => h.close());
 
@@ -114,6 +147,20 @@ describe('provenance envelopes on every operation', () => {
           data.item.entries.forEach((e: Record<string, unknown>, i: number) =>
             assertRecord('entry', e, `$.item.entries[${i}]`),
           );
+        } else if (op.name === 'run_semantic_query' || op.name === 'run_saved_query') {
+          assert.ok(data.rows.length > 0);
+          for (const row of data.rows) {
+            for (const [key, value] of Object.entries(row as Record<string, unknown>)) {
+              const isEnvelope = (value as { kind?: string } | null)?.kind === 'vms.provenance';
+              if (PEOPLE_TYPED_DIMENSIONS.includes(key))
+                assert.ok(value === null || isEnvelope, key);
+              else assert.ok(value === null || typeof value !== 'object', key);
+            }
+          }
+          if (op.name === 'run_saved_query')
+            assert.equal(data.savedQuery.name.kind, 'vms.provenance');
+        } else if (op.name === 'list_saved_queries') {
+          for (const item of data.items) assert.equal(item.name.kind, 'vms.provenance');
         } else if (op.name === 'get_invoice') {
           assertRecord('invoice', data.item.invoice, '$.item.invoice');
           assert.ok(data.item.lines.length > 0);
@@ -125,8 +172,8 @@ describe('provenance envelopes on every operation', () => {
 
       it('gives each envelope the fixed constants and a source.path that resolves to itself', () => {
         const envelopes = findEnvelopes(answers[op.name]);
-        if (op.name !== 'list_timesheets' && op.name !== 'list_approval_statuses')
-          assert.ok(envelopes.length > 0);
+        const withoutText = ['list_timesheets', 'list_approval_statuses', 'list_catalog'];
+        if (!withoutText.includes(op.name)) assert.ok(envelopes.length > 0);
         for (const { path, envelope } of envelopes) {
           assert.deepEqual(Object.keys(envelope).sort(), [
             'direction',

@@ -50,6 +50,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     store,
     secret: 'test-secret',
     quotaPerMinute: options.quotaPerMinute ?? 0,
+    reportTimeoutMs: options.reportTimeoutMs,
+    now: options.now,
   });
   await app.ready();
   const one = <T>(sql: string, ...args: unknown[]) => store.db.prepare(sql).get(...args) as T;
