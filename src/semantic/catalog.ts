@@ -54,14 +54,15 @@ export function checkDefinition(definition: unknown): definition is MetricDefini
   const aggregates: Aggregate[] = isRatio(definition.measure)
     ? definition.measure.ratio
     : [definition.measure];
+  // Own properties only: `constructor` or `toString` must not pass for a column.
+  const isColumn = (name: string | undefined) =>
+    name !== undefined && Object.hasOwn(view.columns, name);
   return aggregates.every(
     (a) =>
-      (a.agg === 'count'
-        ? a.column === undefined || a.column in view.columns
-        : a.column !== undefined && a.column in view.columns) &&
+      (a.agg === 'count' ? a.column === undefined || isColumn(a.column) : isColumn(a.column)) &&
       (a.where ?? []).every(
         (c) =>
-          c.column in view.columns &&
+          isColumn(c.column) &&
           (c.op === 'not_null' ? !c.values?.length : (c.values?.length ?? 0) > 0),
       ),
   );
@@ -74,7 +75,10 @@ export function resolveCatalog(inputs: CatalogInputs): Catalog {
   const knownMetrics = new Set(Object.keys(DEFAULT_METRICS));
   if (fromTable) {
     for (const entry of inputs.tableEntries) {
-      if (!KEY.test(entry.key)) continue;
+      if (!KEY.test(entry.key)) {
+        rejected.push(entry.key);
+        continue;
+      }
       knownMetrics.add(entry.key);
       if (!checkDefinition(entry.definition)) rejected.push(entry.key);
       else if (entry.enabled) available.set(entry.key, entry.definition);

@@ -28,7 +28,9 @@ export interface CompiledReport {
 const frag = (sql: string, params: unknown[] = []): Fragment => ({ sql, params });
 
 function column(view: View, name: string, ctx: CompileContext): Fragment {
-  const expr: ColumnExpr | undefined = view.columns[name];
+  const expr: ColumnExpr | undefined = Object.hasOwn(view.columns, name)
+    ? view.columns[name]
+    : undefined;
   if (expr === undefined) throw new Error(`view ${view.name} has no column ${name}`);
   if (typeof expr === 'string') return frag(expr);
   if ('bandOfPayCode' in expr) {
@@ -175,9 +177,16 @@ export function compileReport(
     where.push(predicate(column(view, f.dimension, ctx), f.operator, f.values.map(String)));
   }
 
+  // Join only what the chosen columns read: every join is an inner join on a required key,
+  // so leaving an unused one out changes no row.
+  const used = [...selects, ...where].map((f) => f.sql).join(' ');
+  const joins = Object.entries(view.joins)
+    .filter(([alias]) => new RegExp(`\\b${alias}\\.`).test(used))
+    .map(([, join]) => ` ${join}`)
+    .join('');
   const groupBy = dims.length ? ` GROUP BY ${dims.map((_, i) => i + 1).join(', ')}` : '';
   const inner =
-    `SELECT ${selects.map((s) => s.sql).join(', ')} FROM ${view.from} WHERE ${where.map((w) => w.sql).join(' AND ')}` +
+    `SELECT ${selects.map((s) => s.sql).join(', ')} FROM ${view.from}${joins} WHERE ${where.map((w) => w.sql).join(' AND ')}` +
     `${groupBy} HAVING COUNT(*) > 0`;
 
   const orderParts: string[] = [];

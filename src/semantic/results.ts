@@ -39,12 +39,11 @@ export function metricValue(metric: Metric, raw: unknown[]): MetricValue {
     const [n, d] = raw.map(toNumber);
     value = n === null || d === null || d === 0 ? null : (n * factor) / d / scale;
   } else {
+    // Integers from the driver (bigint, or numeric text from PostgreSQL) stay exact when unscaled.
     const integral =
-      metric.measure.agg === 'sum' ||
-      metric.measure.agg === 'count' ||
-      metric.measure.agg === 'count_distinct';
-    if (integral && factor === 1 && scale === 1)
-      return raw[0] === null ? null : exactInteger(raw[0]);
+      typeof raw[0] === 'bigint' || (typeof raw[0] === 'string' && /^-?\d+$/.test(raw[0]));
+    if (raw[0] === null || raw[0] === undefined) return null;
+    if (integral && factor === 1 && scale === 1) return exactInteger(raw[0]);
     const n = toNumber(raw[0]);
     value = n === null ? null : (n * factor) / scale;
   }

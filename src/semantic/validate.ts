@@ -35,10 +35,11 @@ const VALUE_COUNT: Record<Filter['operator'], (n: number) => boolean> = {
   in: (n) => n >= 1,
 };
 
-const isDate = (v: string | number) =>
-  typeof v === 'string' &&
-  /^\d{4}-\d{2}-\d{2}$/.test(v) &&
-  new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+function isDate(value: string | number): boolean {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+}
 
 /** Fills defaults and resolves any period against today (UTC): the query as it will run. */
 export function normalizeQuery(
@@ -90,13 +91,13 @@ export function validateQuery(query: NormalizedQuery, catalog: Catalog): Validat
   if (dimensions.some((key) => !view.dimensions.includes(key)))
     return refuse('dimension_unsupported');
 
-  for (const filter of filters) {
-    if (!DIMENSIONS.has(filter.dimension)) return refuse('unknown_dimension');
-    if (!view.dimensions.includes(filter.dimension)) return refuse('bad_filter');
-    if (!VALUE_COUNT[filter.operator](filter.values.length)) return refuse('bad_filter');
-    if (filter.dimension === view.timeDimension && !filter.values.every(isDate))
-      return refuse('bad_filter');
-  }
+  // Each filter rule is checked across all filters before the next, as for metrics and dimensions.
+  if (filters.some((f) => !DIMENSIONS.has(f.dimension))) return refuse('unknown_dimension');
+  const badFilter = (f: Filter) =>
+    !view.dimensions.includes(f.dimension) ||
+    !VALUE_COUNT[f.operator](f.values.length) ||
+    (f.dimension === view.timeDimension && !f.values.every(isDate));
+  if (filters.some(badFilter)) return refuse('bad_filter');
 
   const selected = new Set([...query.metrics, ...dimensions]);
   if (query.order.some((o) => !selected.has(o.key))) return refuse('bad_order');

@@ -12,7 +12,10 @@ export type ColumnExpr =
 
 export interface View {
   name: string;
+  /** The fact table and its alias. */
   from: string;
+  /** Joins by alias; the compiler adds only those whose alias the query's columns use. */
+  joins: Record<string, string>;
   workspaceColumn: string;
   columns: Record<string, ColumnExpr>;
   dimensions: string[];
@@ -22,9 +25,12 @@ export interface View {
 const views: View[] = [
   {
     name: 'time_entries',
-    from:
-      'time_entries e JOIN assignments a ON a.id = e.assignment_id JOIN workers w ON w.id = e.worker_id' +
-      ' JOIN timesheets t ON t.id = e.timesheet_id',
+    from: 'time_entries e',
+    joins: {
+      a: 'JOIN assignments a ON a.id = e.assignment_id',
+      w: 'JOIN workers w ON w.id = e.worker_id',
+      t: 'JOIN timesheets t ON t.id = e.timesheet_id',
+    },
     workspaceColumn: 'e.workspace_id',
     columns: {
       work_date: 'e.work_date',
@@ -57,7 +63,8 @@ const views: View[] = [
   },
   {
     name: 'invoice_lines',
-    from: 'invoice_lines l JOIN invoices i ON i.id = l.invoice_id',
+    from: 'invoice_lines l',
+    joins: { i: 'JOIN invoices i ON i.id = l.invoice_id' },
     workspaceColumn: 'l.workspace_id',
     columns: {
       invoice_period: 'i.period_start',
@@ -90,6 +97,7 @@ const views: View[] = [
   {
     name: 'invoices',
     from: 'invoices i',
+    joins: {},
     workspaceColumn: 'i.workspace_id',
     columns: {
       issued_date: 'substr(i.issued_at, 1, 10)',
@@ -113,7 +121,8 @@ const views: View[] = [
   },
   {
     name: 'timesheets',
-    from: 'timesheets t JOIN workers w ON w.id = t.worker_id',
+    from: 'timesheets t',
+    joins: { w: 'JOIN workers w ON w.id = t.worker_id' },
     workspaceColumn: 't.workspace_id',
     columns: {
       period_start: 't.period_start',
@@ -129,6 +138,7 @@ const views: View[] = [
   {
     name: 'workers',
     from: 'workers w',
+    joins: {},
     workspaceColumn: 'w.workspace_id',
     columns: {
       tenure_start: 'w.tenure_start',
@@ -151,7 +161,8 @@ const views: View[] = [
   },
   {
     name: 'expenses',
-    from: 'expenses x JOIN assignments a ON a.id = x.assignment_id',
+    from: 'expenses x',
+    joins: { a: 'JOIN assignments a ON a.id = x.assignment_id' },
     workspaceColumn: 'x.workspace_id',
     columns: {
       incurred_on: 'x.incurred_on',
