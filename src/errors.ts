@@ -38,3 +38,18 @@ export function errorBody(code: ErrorCode, requestId: string) {
 
 /** Raised by a store when the database cannot be reached; answered 503. */
 export class StoreUnavailableError extends Error {}
+
+/** A report query ran past its time limit and was abandoned; answered 503 `query_timeout`. */
+export class ReportTimeoutError extends Error {
+  constructor() {
+    super('report query exceeded its time limit');
+  }
+}
+
+/** The documented code for any error an operation can raise (HTTP and MCP share this). */
+export function errorCodeOf(error: unknown): ErrorCode {
+  if (error instanceof ApiError) return error.code;
+  if (error instanceof ReportTimeoutError) return 'query_timeout';
+  if (error instanceof StoreUnavailableError) return 'unavailable';
+  return 'internal';
+}

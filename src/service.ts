@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createQuota } from './auth/quota.js';
 import { buildApp } from './http/app.js';
+import { allowedOriginsFromEnv } from './mcp/http-transport.js';
 import { Executor } from './operations/executor.js';
 import { OPERATIONS } from './operations/registry.js';
 import { createCursorCodec } from './paging/cursor.js';
@@ -18,6 +19,8 @@ export interface ServiceOptions {
   now?: () => Date;
   /** Time limit of one report query; VMS_READ_REPORT_TIMEOUT_MS, default 10 s. */
   reportTimeoutMs?: number;
+  /** Browser origins allowed on /mcp besides the server's own; default VMS_READ_ALLOWED_ORIGINS. */
+  allowedOrigins?: string[];
 }
 
 /** The cursor secret: the environment's, or one generated on first use and stored with the data. */
@@ -49,12 +52,10 @@ export function reportTimeoutFromEnv(value = process.env.VMS_READ_REPORT_TIMEOUT
   return n;
 }
 
-/** Wires store, executor and HTTP app; the caller decides whether to listen. */
-export async function createService(
-  options: ServiceOptions,
-): Promise<{ app: FastifyInstance; executor: Executor }> {
+/** The executor over a store: the one path to the data that HTTP and MCP share. */
+export async function createExecutor(options: ServiceOptions): Promise<Executor> {
   const secret = options.secret ?? (await resolveSecret(options.store));
-  const executor = new Executor({
+  return new Executor({
     store: options.store,
     cursors: createCursorCodec(secret),
     quota: createQuota(options.quotaPerMinute ?? quotaFromEnv()),
@@ -62,11 +63,19 @@ export async function createService(
     catalogs: new CatalogCache(),
     reportTimeoutMs: options.reportTimeoutMs ?? reportTimeoutFromEnv(),
   });
+}
+
+/** Wires store, executor and HTTP app (API and MCP); the caller decides whether to listen. */
+export async function createService(
+  options: ServiceOptions,
+): Promise<{ app: FastifyInstance; executor: Executor }> {
+  const executor = await createExecutor(options);
   const app = await buildApp({
     executor,
     operations: OPERATIONS,
     store: options.store,
     logger: options.logger,
+    mcp: { allowedOrigins: options.allowedOrigins ?? allowedOriginsFromEnv() },
   });
   return { app, executor };
 }

@@ -4,8 +4,8 @@ import type { Principal } from './principal.js';
 import { isRole, isScope, type Scope } from './scopes.js';
 import { hashToken, TOKEN_PATTERN } from './tokens.js';
 
-const UNAUTHORIZED = () =>
-  new ApiError('unauthorized', { 'www-authenticate': 'Bearer realm="vms-read"' });
+// The transport adds its WWW-Authenticate challenge (HTTP points it at the resource metadata).
+const UNAUTHORIZED = () => new ApiError('unauthorized');
 
 /**
  * Resolves an `Authorization` header to a principal, or throws 401 for a missing, malformed,

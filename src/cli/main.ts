@@ -2,6 +2,7 @@
 import { UsageError } from './args.js';
 import { catalogCommand } from './catalog-command.js';
 import { demoCommand } from './demo-command.js';
+import { mcpCommand } from './mcp-command.js';
 import { savedQueryCommand } from './saved-query-command.js';
 import { seedCommand } from './seed-command.js';
 import { serveCommand } from './serve-command.js';
@@ -12,6 +13,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
   demo: demoCommand,
   seed: seedCommand,
   serve: serveCommand,
+  mcp: mcpCommand,
   workspace: workspaceCommand,
   token: tokenCommand,
   catalog: catalogCommand,
@@ -22,6 +24,7 @@ const USAGE = `usage: vms-read <command> [options]
   demo [--port N]                           seed data/demo.db if missing, mint demo tokens, serve
   seed --db D [--scale tiny|small|medium|large] [--seed N] [--as-of YYYY-MM-DD] [--force]
   serve --db D [--host 127.0.0.1] [--port 8080]
+  mcp --db D --token T                      MCP over stdio (token also from VMS_READ_TOKEN)
   workspace list --db D [--json]
   token create --db D --workspace W --role staff|worker|billing_entity [--worker ID] [--supplier ID] --scopes a,b [--expires ISO]
   token revoke --db D --token T

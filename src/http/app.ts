@@ -12,6 +12,8 @@ import type { Store } from '../store/store.js';
 import { errorBody } from '../errors.js';
 import { installErrorHandling } from './error-handling.js';
 import { mountOperation } from './routes.js';
+import { mountMcpHttp, type McpHttpOptions } from '../mcp/http-transport.js';
+import { toolsetOf } from '../mcp/tools.js';
 
 export interface AppDeps {
   executor: Executor;
@@ -19,6 +21,8 @@ export interface AppDeps {
   store: Store;
   /** Pino options, a logger, or false for none (tests). */
   logger?: boolean | Record<string, unknown> | FastifyBaseLogger;
+  /** Streamable HTTP MCP at /mcp. */
+  mcp: McpHttpOptions;
 }
 
 /** One JSON log line per request, when it completes, carrying its request_id. */
@@ -61,5 +65,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   for (const operation of deps.operations) mountOperation(app, deps.executor, operation);
+  mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), deps.mcp);
   return app;
 }

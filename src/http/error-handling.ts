@@ -1,40 +1,44 @@
-import type { FastifyInstance } from 'fastify';
-import { ApiError, errorBody, StoreUnavailableError } from '../errors.js';
-import { ReportTimeoutError } from '../store/report-errors.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, ERRORS, errorBody, errorCodeOf } from '../errors.js';
 
 /**
  * The one error handler: documented errors keep their status and headers; any other client
  * error Fastify raises (unparsable JSON, wrong content type, oversized body) is a strictness
- * failure, 404 `not_found`; the rest is 500 `internal`, logged, with no stack or SQL in the body.
+ * failure, 404 `not_found`; the rest is 500 `internal` or 503, logged, with no stack or SQL in the body.
  */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
-    if (error instanceof ApiError) {
-      return reply
-        .code(error.status)
-        .headers(error.headers)
-        .send(errorBody(error.code, request.id));
-    }
-    if (error instanceof ReportTimeoutError) {
-      request.log.warn({ err: error }, 'report timed out');
-      return reply
-        .code(503)
-        .header('retry-after', '1')
-        .send(errorBody('query_timeout', request.id));
-    }
-    if (error instanceof StoreUnavailableError) {
-      request.log.warn({ err: error }, 'store unavailable');
-      return reply.code(503).header('retry-after', '1').send(errorBody('unavailable', request.id));
-    }
-    const status = (error as { statusCode?: number }).statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
+    const fastifyStatus = (error as { statusCode?: number }).statusCode;
+    if (
+      !(error instanceof ApiError) &&
+      typeof fastifyStatus === 'number' &&
+      fastifyStatus >= 400 &&
+      fastifyStatus < 500
+    ) {
       return reply.code(404).send(errorBody('not_found', request.id));
     }
-    request.log.error({ err: error }, 'internal error');
-    return reply.code(500).send(errorBody('internal', request.id));
+    const code = errorCodeOf(error);
+    const { status } = ERRORS[code];
+    if (status >= 500) request.log[status === 500 ? 'error' : 'warn']({ err: error }, code);
+    if (status === 503) reply.header('retry-after', '1');
+    if (error instanceof ApiError) reply.headers(error.headers);
+    // 401 points at the resource metadata (RFC 9728), so an MCP client can discover how to authenticate.
+    if (code === 'unauthorized') reply.header('www-authenticate', bearerChallenge(request));
+    return reply.code(status).send(errorBody(code, request.id));
   });
 
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody('not_found', request.id)),
   );
+}
+
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+/** This server's origin as the client reached it. */
+export function originOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+export function bearerChallenge(request: FastifyRequest): string {
+  return `Bearer realm="vms-read", resource_metadata="${originOf(request)}${RESOURCE_METADATA_PATH}"`;
 }

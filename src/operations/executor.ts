@@ -83,8 +83,7 @@ export class Executor {
     }
     if (operation.staffOnly && principal.role !== 'staff') throw new ApiError('forbidden');
     const workspace = await this.deps.store.getWorkspace(principal.workspaceId);
-    if (!workspace)
-      throw new ApiError('unauthorized', { 'www-authenticate': 'Bearer realm="vms-read"' });
+    if (!workspace) throw new ApiError('unauthorized');
     const { store, cursors, now, catalogs, reportTimeoutMs } = this.deps;
     return operation.run(
       { store, principal, workspace, cursors, now, catalogs, reportTimeoutMs },

@@ -254,7 +254,10 @@ describe('vms-read CLI (DESIGN §5)', () => {
       assert.equal(revoked.status, 0, revoked.stderr);
       const answer = await workers(token);
       assert.equal(answer.status, 401);
-      assert.equal(answer.headers.get('www-authenticate'), 'Bearer realm="vms-read"');
+      assert.match(
+        String(answer.headers.get('www-authenticate')),
+        /^Bearer realm="vms-read", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"$/,
+      );
     });
 
     it('treats a token with an expiry in the past as already expired', async () => {

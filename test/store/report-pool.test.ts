@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ReportTimeoutError } from '../../src/store/report-errors.js';
+import { ReportTimeoutError } from '../../src/errors.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { assertError } from '../support/assertions.js';
 import { post, startHarness } from '../support/harness.js';

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { ReportTimeoutError } from '../report-errors.js';
+import { ReportTimeoutError } from '../../errors.js';
 import type { Row } from '../store.js';
 
 interface Job {

@@ -1,0 +1,19 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Executor } from '../operations/executor.js';
+import { createMcpServer } from './server.js';
+import type { Toolset } from './tools.js';
+
+/**
+ * MCP over stdio for one token. stdout carries protocol only: nothing else in this process may
+ * write there (logs go to stderr or nowhere). The token is checked on every tool call.
+ */
+export async function serveStdio(
+  executor: Executor,
+  toolset: Toolset,
+  token: string,
+): Promise<() => Promise<void>> {
+  const server = createMcpServer(executor, toolset, `Bearer ${token}`);
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  return () => server.close();
+}
