@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Harness } from './harness.js';
+import { WS } from './harness.js';
+
+export function newClient(): Client {
+  return new Client({ name: 'vms-read-tests', version: '1.0.0' });
+}
+
+/** A valid argument object for every tool, with real ids from the seeded workspace. */
+export function toolArguments(h: Harness): Record<string, Record<string, unknown>> {
+  const id = (sql: string) => (h.store.db.prepare(sql).get(WS) as { id: string }).id;
+  return {
+    list_catalog: {},
+    run_semantic_query: { query: { metrics: ['spend'], dimensions: ['supplier', 'currency'] } },
+    list_saved_queries: { limit: 5 },
+    run_saved_query: {
+      savedQueryId: id('SELECT id FROM saved_queries WHERE workspace_id = ? ORDER BY id LIMIT 1'),
+    },
+    list_workers: { limit: 3 },
+    get_worker: { id: id('SELECT id FROM workers WHERE workspace_id = ? LIMIT 1') },
+    list_timesheets: { limit: 3, order: 'desc' },
+    get_timesheet: {
+      id: id('SELECT timesheet_id AS id FROM time_entries WHERE workspace_id = ? LIMIT 1'),
+    },
+    list_invoices: { limit: 3 },
+    get_invoice: {
+      id: id(`SELECT id FROM invoices WHERE workspace_id = ? AND status = 'issued' LIMIT 1`),
+    },
+    list_suppliers: {},
+    list_assignments: { limit: 2 },
+    list_expenses: { limit: 2 },
+    list_approval_statuses: { limit: 2 },
+  };
+}
+
+/** SPEC: the text is the `{data, request_id}` envelope and structuredContent is its `data`. */
+export function assertEnvelope(result: CallToolResult): Record<string, unknown> {
+  assert.notEqual(result.isError, true, JSON.stringify(result.content));
+  assert.equal(result.content.length, 1);
+  const text = (result.content[0] as { type: string; text: string }).text;
+  const envelope = JSON.parse(text);
+  assert.deepEqual(Object.keys(envelope).sort(), ['data', 'request_id']);
+  assert.match(envelope.request_id, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(result.structuredContent, envelope.data);
+  return envelope.data;
+}
+
+/** What HTTP answers as an error arrives as isError with the error body as text and no data. */
+export function assertToolError(result: CallToolResult, code: string): void {
+  assert.equal(result.isError, true);
+  assert.equal(result.structuredContent, undefined);
+  const body = JSON.parse((result.content[0] as { text: string }).text);
+  assert.deepEqual(Object.keys(body).sort(), ['error', 'request_id']);
+  assert.equal(body.error.code, code);
+}
