@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { OPERATIONS } from '../../src/operations/registry.js';
-import { get, qs, startHarness, WS, type Harness } from '../support/harness.js';
+import { get, qs, startHarness, WS, type Harness, DIALECTS } from '../support/harness.js';
 
 const TABLES: Record<string, string> = {
   list_workers: 'workers',
@@ -38,42 +38,43 @@ async function walk(h: Harness, path: string, token: string, limit: number, orde
   throw new Error('pagination did not end');
 }
 
-describe('keyset pagination (property)', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
-
-  for (const op of lists) {
-    it(`${op.name}: every record exactly once in (createdAt, id) order, desc the reverse of asc`, async () => {
-      const expected = (
-        h.store.db
-          .prepare(
-            `SELECT id FROM ${TABLES[op.name]} WHERE workspace_id = ? ORDER BY created_at, id`,
-          )
-          .all(WS) as { id: string }[]
-      ).map((r) => r.id);
-      await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 1, max: 50 }), async (limit) => {
-          const asc = await walk(h, op.path, h.tokens.staff, limit, 'asc');
-          const desc = await walk(h, op.path, h.tokens.staff, limit, 'desc');
-          assert.deepEqual(asc, expected);
-          assert.deepEqual(desc, [...expected].reverse());
-        }),
-        { numRuns: 8 },
-      );
+for (const dialect of DIALECTS) {
+  describe(`keyset pagination (property) (${dialect})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({ dialect });
     });
-  }
+    after(() => h.close());
 
-  it('uses the plan page size when no limit is given', async () => {
-    const page = (await get(h.app, '/api/v1/timesheets', h.tokens.staff)).body.data;
-    assert.equal(page.items.length, 50);
-    assert.equal(page.hasMore, true);
-  });
+    for (const op of lists) {
+      it(`${op.name}: every record exactly once in (createdAt, id) order, desc the reverse of asc`, async () => {
+        const expected = (
+          await h.all<{ id: string }>(
+            `SELECT id FROM ${TABLES[op.name]} WHERE workspace_id = ? ORDER BY created_at, id`,
+            WS,
+          )
+        ).map((r) => r.id);
+        await fc.assert(
+          fc.asyncProperty(fc.integer({ min: 1, max: 50 }), async (limit) => {
+            const asc = await walk(h, op.path, h.tokens.staff, limit, 'asc');
+            const desc = await walk(h, op.path, h.tokens.staff, limit, 'desc');
+            assert.deepEqual(asc, expected);
+            assert.deepEqual(desc, [...expected].reverse());
+          }),
+          { numRuns: 8 },
+        );
+      });
+    }
 
-  it('an empty list is one page: no items, hasMore false, nextCursor null', async () => {
-    const page = (await get(h.app, '/api/v1/invoices', h.tokens.worker)).body.data;
-    assert.deepEqual(page, { items: [], hasMore: false, nextCursor: null, order: 'asc' });
+    it('uses the plan page size when no limit is given', async () => {
+      const page = (await get(h.app, '/api/v1/timesheets', h.tokens.staff)).body.data;
+      assert.equal(page.items.length, 50);
+      assert.equal(page.hasMore, true);
+    });
+
+    it('an empty list is one page: no items, hasMore false, nextCursor null', async () => {
+      const page = (await get(h.app, '/api/v1/invoices', h.tokens.worker)).body.data;
+      assert.deepEqual(page, { items: [], hasMore: false, nextCursor: null, order: 'asc' });
+    });
   });
-});
+}

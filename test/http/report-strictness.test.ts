@@ -9,6 +9,7 @@ import {
   startHarness,
   validInput,
   type Harness,
+  DIALECTS,
 } from '../support/harness.js';
 
 const ok = { metrics: ['spend'] };
@@ -121,92 +122,98 @@ const BAD_SAVED_RUN_BODIES: [string, unknown][] = [
   ['an empty cursor', { savedQueryId: 'sq', cursor: '' }],
 ];
 
-describe('report strictness', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
+for (const dialect of DIALECTS) {
+  describe(`report strictness (${dialect})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({ dialect });
+    });
+    after(() => h.close());
 
-  describe('run_semantic_query answers 404 not_found for', () => {
-    for (const [rule, body] of BAD_QUERY_BODIES) {
-      it(rule, async () =>
-        assertError(
-          await post(h.app, '/api/v1/reports/query', h.tokens.staff, body),
-          404,
-          'not_found',
-        ),
-      );
-    }
-    it('unparsable JSON', async () =>
-      assertError(
-        await post(h.app, '/api/v1/reports/query', h.tokens.staff, '{"query":'),
-        404,
-        'not_found',
-      ));
-    it('a body that is not JSON', async () =>
-      assertError(
-        await post(h.app, '/api/v1/reports/query', h.tokens.staff, 'query=1', {
-          'content-type': 'text/plain',
-        }),
-        404,
-        'not_found',
-      ));
-    it('a query parameter on a POST', async () =>
-      assertError(
-        await post(h.app, '/api/v1/reports/query?limit=1', h.tokens.staff, { query: ok }),
-        404,
-        'not_found',
-      ));
-  });
-
-  describe('run_saved_query answers 404 not_found for', () => {
-    for (const [rule, body] of BAD_SAVED_RUN_BODIES) {
-      it(rule, async () =>
-        assertError(
-          await post(h.app, '/api/v1/reports/saved-queries/run', h.tokens.staff, body),
-          404,
-          'not_found',
-        ),
-      );
-    }
-  });
-
-  describe('list_saved_queries answers 404 not_found for', () => {
-    for (const [rule, query] of [
-      ['limit above 50 (not reduced)', qs({ limit: 51 })],
-      ['limit 0', qs({ limit: 0 })],
-      ['an unknown kind', qs({ kind: 'x' })],
-      ['an order parameter', qs({ order: 'asc' })],
-      ['a repeated kind', qs({ kind: ['library', 'briefing'] })],
-      ['an unknown parameter', qs({ name: 'x' })],
-      ['an empty cursor', qs({ cursor: '' })],
-    ]) {
-      it(rule, async () =>
-        assertError(
-          await get(h.app, `/api/v1/reports/saved-queries${query}`, h.tokens.staff),
-          404,
-          'not_found',
-        ),
-      );
-    }
-  });
-
-  it('list_catalog answers 404 not_found for any query parameter', async () => {
-    assertError(await get(h.app, '/api/v1/reports/catalog?x=1', h.tokens.staff), 404, 'not_found');
-  });
-
-  describe('report operations are for staff roles only', () => {
-    for (const op of OPERATIONS.filter((o) => o.staffOnly)) {
-      for (const role of ['worker', 'billing'] as const) {
-        it(`${op.name} answers 403 forbidden to a ${role} token that has the scope`, async () => {
+    describe('run_semantic_query answers 404 not_found for', () => {
+      for (const [rule, body] of BAD_QUERY_BODIES) {
+        it(rule, async () =>
           assertError(
-            await callOperation(h.app, op, h.tokens[role], validInput(op)),
-            403,
-            'forbidden',
-          );
-        });
+            await post(h.app, '/api/v1/reports/query', h.tokens.staff, body),
+            404,
+            'not_found',
+          ),
+        );
       }
-    }
+      it('unparsable JSON', async () =>
+        assertError(
+          await post(h.app, '/api/v1/reports/query', h.tokens.staff, '{"query":'),
+          404,
+          'not_found',
+        ));
+      it('a body that is not JSON', async () =>
+        assertError(
+          await post(h.app, '/api/v1/reports/query', h.tokens.staff, 'query=1', {
+            'content-type': 'text/plain',
+          }),
+          404,
+          'not_found',
+        ));
+      it('a query parameter on a POST', async () =>
+        assertError(
+          await post(h.app, '/api/v1/reports/query?limit=1', h.tokens.staff, { query: ok }),
+          404,
+          'not_found',
+        ));
+    });
+
+    describe('run_saved_query answers 404 not_found for', () => {
+      for (const [rule, body] of BAD_SAVED_RUN_BODIES) {
+        it(rule, async () =>
+          assertError(
+            await post(h.app, '/api/v1/reports/saved-queries/run', h.tokens.staff, body),
+            404,
+            'not_found',
+          ),
+        );
+      }
+    });
+
+    describe('list_saved_queries answers 404 not_found for', () => {
+      for (const [rule, query] of [
+        ['limit above 50 (not reduced)', qs({ limit: 51 })],
+        ['limit 0', qs({ limit: 0 })],
+        ['an unknown kind', qs({ kind: 'x' })],
+        ['an order parameter', qs({ order: 'asc' })],
+        ['a repeated kind', qs({ kind: ['library', 'briefing'] })],
+        ['an unknown parameter', qs({ name: 'x' })],
+        ['an empty cursor', qs({ cursor: '' })],
+      ]) {
+        it(rule, async () =>
+          assertError(
+            await get(h.app, `/api/v1/reports/saved-queries${query}`, h.tokens.staff),
+            404,
+            'not_found',
+          ),
+        );
+      }
+    });
+
+    it('list_catalog answers 404 not_found for any query parameter', async () => {
+      assertError(
+        await get(h.app, '/api/v1/reports/catalog?x=1', h.tokens.staff),
+        404,
+        'not_found',
+      );
+    });
+
+    describe('report operations are for staff roles only', () => {
+      for (const op of OPERATIONS.filter((o) => o.staffOnly)) {
+        for (const role of ['worker', 'billing'] as const) {
+          it(`${op.name} answers 403 forbidden to a ${role} token that has the scope`, async () => {
+            assertError(
+              await callOperation(h.app, op, h.tokens[role], validInput(op)),
+              403,
+              'forbidden',
+            );
+          });
+        }
+      }
+    });
   });
-});
+}

@@ -10,6 +10,7 @@ import {
   startHarness,
   validInput,
   type Harness,
+  DIALECTS,
 } from '../support/harness.js';
 
 /** DESIGN §4.1's challenge, pointing at the RFC 9728 resource metadata (MCP issue). */
@@ -46,126 +47,134 @@ const BAD_GET_QUERIES: [string, string][] = [
   ['a list parameter', qs({ id: 'a', limit: 1 })],
 ];
 
-describe('strictness: every rule of SPEC "Errors" on every operation', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
+for (const dialect of DIALECTS) {
+  describe(`strictness: every rule of SPEC "Errors" on every operation (${dialect})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({ dialect });
+    });
+    after(() => h.close());
 
-  for (const op of lists) {
-    describe(op.name, () => {
-      for (const [rule, query] of BAD_LIST_QUERIES) {
-        it(`answers 404 not_found for ${rule}`, async () => {
-          assertError(await get(h.app, `${op.path}${query}`, h.tokens.staff), 404, 'not_found');
+    for (const op of lists) {
+      describe(op.name, () => {
+        for (const [rule, query] of BAD_LIST_QUERIES) {
+          it(`answers 404 not_found for ${rule}`, async () => {
+            assertError(await get(h.app, `${op.path}${query}`, h.tokens.staff), 404, 'not_found');
+          });
+        }
+        it('accepts the common parameters', async () => {
+          const answer = await get(
+            h.app,
+            `${op.path}${qs({ limit: 2, order: 'desc' })}`,
+            h.tokens.staff,
+          );
+          assert.equal(answer.status, 200, answer.raw);
+          assert.equal(answer.body.data.order, 'desc');
         });
-      }
-      it('accepts the common parameters', async () => {
-        const answer = await get(
-          h.app,
-          `${op.path}${qs({ limit: 2, order: 'desc' })}`,
-          h.tokens.staff,
-        );
-        assert.equal(answer.status, 200, answer.raw);
-        assert.equal(answer.body.data.order, 'desc');
-      });
-      it('reduces a limit above the plan page size to it', async () => {
-        const answer = await get(h.app, `${op.path}${qs({ limit: 100000 })}`, h.tokens.staff);
-        assert.equal(answer.status, 200);
-        assert.ok(answer.body.data.items.length <= 50);
-      });
-    });
-  }
-
-  for (const op of gets) {
-    describe(op.name, () => {
-      for (const [rule, query] of BAD_GET_QUERIES) {
-        it(`answers 404 not_found for ${rule}`, async () => {
-          assertError(await get(h.app, `${op.path}${query}`, h.tokens.staff), 404, 'not_found');
+        it('reduces a limit above the plan page size to it', async () => {
+          const answer = await get(h.app, `${op.path}${qs({ limit: 100000 })}`, h.tokens.staff);
+          assert.equal(answer.status, 200);
+          assert.ok(answer.body.data.items.length <= 50);
         });
-      }
-      it('answers {item: null} for an id of exactly 64 characters that does not exist', async () => {
-        const answer = await get(h.app, `${op.path}${qs({ id: 'x'.repeat(64) })}`, h.tokens.staff);
-        assert.equal(answer.status, 200);
-        assert.deepEqual(answer.body.data, { item: null });
+      });
+    }
+
+    for (const op of gets) {
+      describe(op.name, () => {
+        for (const [rule, query] of BAD_GET_QUERIES) {
+          it(`answers 404 not_found for ${rule}`, async () => {
+            assertError(await get(h.app, `${op.path}${query}`, h.tokens.staff), 404, 'not_found');
+          });
+        }
+        it('answers {item: null} for an id of exactly 64 characters that does not exist', async () => {
+          const answer = await get(
+            h.app,
+            `${op.path}${qs({ id: 'x'.repeat(64) })}`,
+            h.tokens.staff,
+          );
+          assert.equal(answer.status, 200);
+          assert.deepEqual(answer.body.data, { item: null });
+        });
+      });
+    }
+
+    describe('routes', () => {
+      it('answers 404 not_found for an unknown path, without asking for a token', async () => {
+        assertError(await get(h.app, '/api/v1/nothing-here'), 404, 'not_found');
+      });
+      it('answers 404 not_found for a method the path does not have', async () => {
+        assertError(await post(h.app, '/api/v1/workers', h.tokens.staff, {}), 404, 'not_found');
       });
     });
-  }
 
-  describe('routes', () => {
-    it('answers 404 not_found for an unknown path, without asking for a token', async () => {
-      assertError(await get(h.app, '/api/v1/nothing-here'), 404, 'not_found');
-    });
-    it('answers 404 not_found for a method the path does not have', async () => {
-      assertError(await post(h.app, '/api/v1/workers', h.tokens.staff, {}), 404, 'not_found');
-    });
-  });
-
-  describe('authentication (401) comes before strictness (404)', () => {
-    it('answers 401 with WWW-Authenticate for a missing token', async () => {
-      const answer = await get(h.app, '/api/v1/workers?bogus=1');
-      assertError(answer, 401, 'unauthorized');
-      assert.match(String(answer.headers['www-authenticate']), CHALLENGE);
-    });
-    for (const [what, header] of [
-      ['a malformed header', 'Token abc'],
-      ['an unknown token', `Bearer vmsr_${'A'.repeat(43)}`],
-      ['a token of the wrong form', 'Bearer abc'],
-      ['an empty bearer', 'Bearer '],
-    ]) {
-      it(`answers 401 for ${what}`, async () => {
-        const answer = await get(h.app, '/api/v1/workers', undefined, { authorization: header });
+    describe('authentication (401) comes before strictness (404)', () => {
+      it('answers 401 with WWW-Authenticate for a missing token', async () => {
+        const answer = await get(h.app, '/api/v1/workers?bogus=1');
         assertError(answer, 401, 'unauthorized');
         assert.match(String(answer.headers['www-authenticate']), CHALLENGE);
       });
-    }
-  });
+      for (const [what, header] of [
+        ['a malformed header', 'Token abc'],
+        ['an unknown token', `Bearer vmsr_${'A'.repeat(43)}`],
+        ['a token of the wrong form', 'Bearer abc'],
+        ['an empty bearer', 'Bearer '],
+      ]) {
+        it(`answers 401 for ${what}`, async () => {
+          const answer = await get(h.app, '/api/v1/workers', undefined, { authorization: header });
+          assertError(answer, 401, 'unauthorized');
+          assert.match(String(answer.headers['www-authenticate']), CHALLENGE);
+        });
+      }
+    });
 
-  describe('scope (403) comes after strictness (404)', () => {
-    it('answers 403 insufficient_scope naming the scope needed', async () => {
-      const answer = await get(h.app, '/api/v1/workers', h.tokens.programOnly);
-      assertError(answer, 403, 'insufficient_scope');
-      assert.equal(
-        answer.headers['www-authenticate'],
-        'Bearer error="insufficient_scope", scope="read:workforce"',
-      );
-    });
-    it('answers 404 for a bad parameter even when the scope is missing', async () => {
-      assertError(
-        await get(h.app, '/api/v1/workers?bogus=1', h.tokens.programOnly),
-        404,
-        'not_found',
-      );
-    });
-    for (const op of OPERATIONS) {
-      it(`${op.name} needs ${op.scope}`, async () => {
-        const token = op.scope === 'read:program' ? h.tokens.workforceOnly : h.tokens.programOnly;
-        const answer = await callOperation(h.app, op, token, validInput(op));
+    describe('scope (403) comes after strictness (404)', () => {
+      it('answers 403 insufficient_scope naming the scope needed', async () => {
+        const answer = await get(h.app, '/api/v1/workers', h.tokens.programOnly);
         assertError(answer, 403, 'insufficient_scope');
         assert.equal(
           answer.headers['www-authenticate'],
-          `Bearer error="insufficient_scope", scope="${op.scope}"`,
+          'Bearer error="insufficient_scope", scope="read:workforce"',
         );
       });
-    }
+      it('answers 404 for a bad parameter even when the scope is missing', async () => {
+        assertError(
+          await get(h.app, '/api/v1/workers?bogus=1', h.tokens.programOnly),
+          404,
+          'not_found',
+        );
+      });
+      for (const op of OPERATIONS) {
+        it(`${op.name} needs ${op.scope}`, async () => {
+          const token = op.scope === 'read:program' ? h.tokens.workforceOnly : h.tokens.programOnly;
+          const answer = await callOperation(h.app, op, token, validInput(op));
+          assertError(answer, 403, 'insufficient_scope');
+          assert.equal(
+            answer.headers['www-authenticate'],
+            `Bearer error="insufficient_scope", scope="${op.scope}"`,
+          );
+        });
+      }
+    });
   });
-});
+}
 
-describe('quota', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ quotaPerMinute: 3 });
-  });
-  after(() => h.close());
+for (const dialect of DIALECTS) {
+  describe(`quota (${dialect})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({ dialect, quotaPerMinute: 3 });
+    });
+    after(() => h.close());
 
-  it('answers 429 rate_limited with Retry-After once the token has spent its budget, before strictness', async () => {
-    for (let i = 0; i < 3; i++)
-      assert.equal((await get(h.app, '/api/v1/workers?limit=1', h.tokens.staff)).status, 200);
-    const answer = await get(h.app, '/api/v1/workers?bogus=1', h.tokens.staff);
-    assertError(answer, 429, 'rate_limited');
-    assert.match(String(answer.headers['retry-after']), /^[1-9]\d*$/);
+    it('answers 429 rate_limited with Retry-After once the token has spent its budget, before strictness', async () => {
+      for (let i = 0; i < 3; i++)
+        assert.equal((await get(h.app, '/api/v1/workers?limit=1', h.tokens.staff)).status, 200);
+      const answer = await get(h.app, '/api/v1/workers?bogus=1', h.tokens.staff);
+      assertError(answer, 429, 'rate_limited');
+      assert.match(String(answer.headers['retry-after']), /^[1-9]\d*$/);
+    });
+    it('counts per token', async () => {
+      assert.equal((await get(h.app, '/api/v1/workers?limit=1', h.tokens.staff2)).status, 200);
+    });
   });
-  it('counts per token', async () => {
-    assert.equal((await get(h.app, '/api/v1/workers?limit=1', h.tokens.staff2)).status, 200);
-  });
-});
+}

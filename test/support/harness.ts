@@ -1,26 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createToken } from '../../src/auth/tokens.js';
 import type { Scope } from '../../src/auth/scopes.js';
-import { seedStore } from '../../src/cli/seed-command.js';
 import { createService } from '../../src/service.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { SqlStore } from '../../src/store/sql-store.js';
+import { openTestDatabase, type Dialect, type TestDatabase } from './test-databases.js';
 
-export const AS_OF = '2026-06-30';
+export { AS_OF, DIALECTS, type Dialect } from './test-databases.js';
 export const ALL_SCOPES: Scope[] = ['read:program', 'read:financial', 'read:workforce', 'read:pii'];
 export const WS = 'ws_business';
 export const OTHER_WS = 'ws_team';
 
 export interface HarnessOptions {
+  dialect?: Dialect;
   quotaPerMinute?: number;
   reportTimeoutMs?: number;
   now?: () => Date;
 }
 
-export interface Harness {
-  store: SqliteStore;
+export interface Harness extends Pick<TestDatabase, 'all' | 'one' | 'db' | 'dialect'> {
+  store: SqlStore;
   app: FastifyInstance;
   tokens: {
     staff: string;
@@ -39,13 +37,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A tiny seed in memory, a service over it, and tokens for every role. */
+/** A tiny seed (SQLite file or PostgreSQL database), a service over it, and tokens for every role. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  // A file, not :memory:, because report queries run on worker threads with their own connections.
-  const dir = mkdtempSync(join(tmpdir(), 'vms-read-test-'));
-  const store = new SqliteStore(join(dir, 'test.db'));
-  await store.migrate();
-  await seedStore(store, { scale: 'tiny', seed: 7, asOf: AS_OF });
+  const database = await openTestDatabase(options.dialect ?? 'sqlite');
+  const { store } = database;
   const { app } = await createService({
     store,
     secret: 'test-secret',
@@ -54,20 +49,26 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     now: options.now,
   });
   await app.ready();
-  const one = <T>(sql: string, ...args: unknown[]) => store.db.prepare(sql).get(...args) as T;
-  const workerId = one<{ worker_id: string }>(
-    `SELECT worker_id FROM timesheets WHERE workspace_id = ? GROUP BY worker_id ORDER BY COUNT(*) DESC, worker_id LIMIT 1`,
-    WS,
+  const { one } = database;
+  const workerId = (
+    await one<{ worker_id: string }>(
+      `SELECT worker_id FROM timesheets WHERE workspace_id = ? GROUP BY worker_id ORDER BY COUNT(*) DESC, worker_id LIMIT 1`,
+      WS,
+    )
   ).worker_id;
-  const supplierCode = one<{ supplier_ref: string }>(
-    `SELECT l.supplier_ref FROM invoice_lines l JOIN invoices i ON i.id = l.invoice_id
+  const supplierCode = (
+    await one<{ supplier_ref: string }>(
+      `SELECT l.supplier_ref FROM invoice_lines l JOIN invoices i ON i.id = l.invoice_id
      WHERE i.workspace_id = ? AND i.grouping_rule = 'consolidated' AND l.supplier_ref IS NOT NULL ORDER BY l.supplier_ref LIMIT 1`,
-    WS,
+      WS,
+    )
   ).supplier_ref;
-  const supplierId = one<{ id: string }>(
-    `SELECT id FROM suppliers WHERE workspace_id = ? AND code = ?`,
-    WS,
-    supplierCode,
+  const supplierId = (
+    await one<{ id: string }>(
+      `SELECT id FROM suppliers WHERE workspace_id = ? AND code = ?`,
+      WS,
+      supplierCode,
+    )
   ).id;
   const now = new Date();
   const mint = (request: Parameters<typeof createToken>[1]) => createToken(store, request, now);
@@ -92,6 +93,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   return {
     store,
+    dialect: database.dialect,
+    db: database.db,
+    all: database.all,
+    one: database.one,
     app,
     tokens,
     workerId,
@@ -99,8 +104,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     supplierCode,
     close: async () => {
       await app.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await database.drop();
     },
   };
 }

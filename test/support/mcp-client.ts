@@ -9,24 +9,26 @@ export function newClient(): Client {
 }
 
 /** A valid argument object for every tool, with real ids from the seeded workspace. */
-export function toolArguments(h: Harness): Record<string, Record<string, unknown>> {
-  const id = (sql: string) => (h.store.db.prepare(sql).get(WS) as { id: string }).id;
+export async function toolArguments(h: Harness): Promise<Record<string, Record<string, unknown>>> {
+  const id = async (sql: string) => (await h.one<{ id: string }>(sql, WS)).id;
   return {
     list_catalog: {},
     run_semantic_query: { query: { metrics: ['spend'], dimensions: ['supplier', 'currency'] } },
     list_saved_queries: { limit: 5 },
     run_saved_query: {
-      savedQueryId: id('SELECT id FROM saved_queries WHERE workspace_id = ? ORDER BY id LIMIT 1'),
+      savedQueryId: await id(
+        'SELECT id FROM saved_queries WHERE workspace_id = ? ORDER BY id LIMIT 1',
+      ),
     },
     list_workers: { limit: 3 },
-    get_worker: { id: id('SELECT id FROM workers WHERE workspace_id = ? LIMIT 1') },
+    get_worker: { id: await id('SELECT id FROM workers WHERE workspace_id = ? LIMIT 1') },
     list_timesheets: { limit: 3, order: 'desc' },
     get_timesheet: {
-      id: id('SELECT timesheet_id AS id FROM time_entries WHERE workspace_id = ? LIMIT 1'),
+      id: await id('SELECT timesheet_id AS id FROM time_entries WHERE workspace_id = ? LIMIT 1'),
     },
     list_invoices: { limit: 3 },
     get_invoice: {
-      id: id(`SELECT id FROM invoices WHERE workspace_id = ? AND status = 'issued' LIMIT 1`),
+      id: await id(`SELECT id FROM invoices WHERE workspace_id = ? AND status = 'issued' LIMIT 1`),
     },
     list_suppliers: {},
     list_assignments: { limit: 2 },

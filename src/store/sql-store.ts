@@ -1,0 +1,164 @@
+import type { Viewer } from '../auth/principal.js';
+import type { SeedSink } from '../seed/sink.js';
+import type { ProgramConfig } from './program-config.js';
+import { toTokenRow, toWorkspace } from './row-mapping.js';
+import { DATA_TABLES } from './schema.js';
+import { getVisibleSql, invoiceLinesSql, listPageSql, timesheetEntriesSql } from './sql/resource-sql.js';
+import type { Keyset, NewToken, PageQuery, ResourceSource, Row, SavedQueryRow, Store, TokenRow, Workspace } from './store.js';
+
+/**
+ * Everything both stores do the same way, written once over three primitives (`all`, `get`,
+ * `run`) that take SQL with `?` placeholders. A dialect store supplies the primitives and what
+ * truly differs: migrations, bulk loading, report execution with a time limit, connections.
+ */
+export abstract class SqlStore implements Store {
+  abstract readonly dialect: 'sqlite' | 'postgres';
+  abstract all(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  abstract run(sql: string, params?: readonly unknown[]): Promise<number>;
+  abstract migrate(): Promise<void>;
+  abstract close(): Promise<void>;
+  abstract ping(): Promise<boolean>;
+  abstract runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]>;
+  abstract openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }>;
+  /** Runs `work` in one transaction (all or nothing) on one connection, given as `tx`. */
+  abstract transaction(work: (tx: Pick<SqlStore, 'all' | 'run'>) => Promise<void>): Promise<void>;
+
+  async get(sql: string, params: readonly unknown[] = []): Promise<Row | null> {
+    return (await this.all(sql, params))[0] ?? null;
+  }
+
+  async getMeta(key: string): Promise<string | null> {
+    return ((await this.get('SELECT value FROM meta WHERE key = ?', [key]))?.value as string | undefined) ?? null;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  async listWorkspaces(): Promise<Workspace[]> {
+    return (await this.all('SELECT * FROM workspaces ORDER BY id')).map(toWorkspace);
+  }
+
+  async getWorkspace(id: string): Promise<Workspace | null> {
+    const row = await this.get('SELECT * FROM workspaces WHERE id = ?', [id]);
+    return row ? toWorkspace(row) : null;
+  }
+
+  async latestConfig(workspaceId: string): Promise<{ version: number; config: ProgramConfig } | null> {
+    const row = await this.get('SELECT version, config FROM program_configs WHERE workspace_id = ? ORDER BY version DESC LIMIT 1', [
+      workspaceId,
+    ]);
+    return row ? { version: Number(row.version), config: JSON.parse(String(row.config)) as ProgramConfig } : null;
+  }
+
+  async findTokenByHash(hash: string): Promise<TokenRow | null> {
+    const row = await this.get('SELECT * FROM tokens WHERE token_hash = ?', [hash]);
+    return row ? toTokenRow(row) : null;
+  }
+
+  async insertToken(t: NewToken): Promise<void> {
+    await this.run(
+      'INSERT INTO tokens (id, workspace_id, token_hash, role, worker_id, supplier_id, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)',
+      [t.id, t.workspaceId, t.tokenHash, t.role, t.workerId, t.supplierId, t.scopes.join(' '), t.expiresAt, t.createdAt],
+    );
+  }
+
+  async revokeToken(hash: string, at: string): Promise<boolean> {
+    return (await this.run('UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE token_hash = ?', [at, hash])) > 0;
+  }
+
+  async supplierCode(workspaceId: string, supplierId: string): Promise<string | null> {
+    return ((await this.get('SELECT code FROM suppliers WHERE workspace_id = ? AND id = ?', [workspaceId, supplierId]))?.code as string) ?? null;
+  }
+
+  async workerExists(workspaceId: string, workerId: string): Promise<boolean> {
+    return (await this.get('SELECT 1 AS ok FROM workers WHERE workspace_id = ? AND id = ?', [workspaceId, workerId])) !== null;
+  }
+
+  async listPage(source: ResourceSource, q: PageQuery): Promise<Row[]> {
+    const compiled = listPageSql(source, q.viewer, q.order, q.after !== null);
+    return this.all(compiled.sql, compiled.params({ ...q }));
+  }
+
+  async getVisible(source: ResourceSource, workspaceId: string, viewer: Viewer, id: string): Promise<Row | null> {
+    const compiled = getVisibleSql(source, viewer);
+    return this.get(compiled.sql, compiled.params({ workspaceId, viewer, id }));
+  }
+
+  async timesheetEntries(timesheetId: string, columns: readonly string[], limit: number): Promise<Row[]> {
+    return this.all(timesheetEntriesSql(columns), [timesheetId, limit]);
+  }
+
+  async invoiceLines(invoiceId: string, supplierCode: string | null, columns: readonly string[], limit: number) {
+    const sql = invoiceLinesSql(columns, supplierCode !== null);
+    const args = supplierCode !== null ? [invoiceId, supplierCode] : [invoiceId];
+    const rows = await this.all(sql.rows, [...args, limit]);
+    // The count query runs only when the page is full: otherwise the rows are the count.
+    const count = rows.length < limit ? rows.length : Number((await this.get(sql.count, args))?.n);
+    return { rows, count };
+  }
+
+  async catalogStamp(workspaceId: string): Promise<string> {
+    const row = await this.get(
+      `SELECT (SELECT MAX(version) FROM program_configs WHERE workspace_id = ?) AS v,
+              (SELECT COUNT(*) || '/' || COALESCE(MAX(updated_at), '') FROM semantic_catalog WHERE workspace_id = ?) AS c`,
+      [workspaceId, workspaceId],
+    );
+    return `${row?.v ?? 0}:${row?.c ?? ''}`;
+  }
+
+  async catalogEntries(workspaceId: string) {
+    const rows = await this.all(
+      `SELECT key, definition, enabled FROM semantic_catalog WHERE workspace_id = ? AND entry_type = 'metric' ORDER BY key`,
+      [workspaceId],
+    );
+    return rows.map((r) => ({ key: String(r.key), definition: parseJson(String(r.definition)), enabled: Number(r.enabled) === 1 }));
+  }
+
+  async insertConfig(workspaceId: string, version: number, config: ProgramConfig, at: string): Promise<void> {
+    await this.run('INSERT INTO program_configs (workspace_id, version, config, created_at) VALUES (?, ?, ?, ?)', [
+      workspaceId,
+      version,
+      JSON.stringify(config),
+      at,
+    ]);
+  }
+
+  async listSavedQueries(workspaceId: string, kind: string | null, after: Keyset | null, limit: number): Promise<Row[]> {
+    const sql =
+      'SELECT id, kind, name, dashboard_id, pinned_at FROM saved_queries WHERE workspace_id = ?' +
+      (kind !== null ? ' AND kind = ?' : '') +
+      (after !== null ? ' AND (pinned_at, id) > (?, ?)' : '') +
+      ' ORDER BY pinned_at, id LIMIT ?';
+    return this.all(sql, [workspaceId, ...(kind !== null ? [kind] : []), ...(after ?? []), limit]);
+  }
+
+  async getSavedQuery(workspaceId: string, id: string): Promise<Row | null> {
+    return this.get('SELECT * FROM saved_queries WHERE workspace_id = ? AND id = ?', [workspaceId, id]);
+  }
+
+  async insertSavedQuery(row: SavedQueryRow): Promise<void> {
+    await this.run(
+      'INSERT INTO saved_queries (id, workspace_id, kind, name, dashboard_id, definition, author, pinned_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [row.id, row.workspace_id, row.kind, row.name, row.dashboard_id, row.definition, row.author, row.pinned_at, row.created_at],
+    );
+  }
+
+  async hasData(): Promise<boolean> {
+    return (await this.get('SELECT 1 AS ok FROM workspaces LIMIT 1')) !== null;
+  }
+
+  async clearData(): Promise<void> {
+    await this.transaction(async (tx) => {
+      for (const table of [...DATA_TABLES, 'tokens', 'meta']) await tx.run(`DELETE FROM ${table}`);
+    });
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { seedStore } from '../../src/cli/seed-command.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { toPostgresPlaceholders } from '../../src/store/postgres/postgres-sql.js';
+import type { SqlStore } from '../../src/store/sql-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** The throwaway cluster scripts/run-tests.mjs started, when PostgreSQL is available. */
+export const TEST_PG_URL = process.env.VMS_READ_TEST_PG_URL;
+
+/** Every store, report and HTTP test runs once per dialect in this list (STYLE.md). */
+export const DIALECTS: readonly Dialect[] = TEST_PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export const AS_OF = '2026-06-30';
+export const TINY = { scale: 'tiny', seed: 7, asOf: AS_OF } as const;
+const TEMPLATE = 'vms_tiny_template';
+
+/** A seeded test database: its store, its `--db` value, raw SQL for expectations, cleanup. */
+export interface TestDatabase {
+  dialect: Dialect;
+  store: SqlStore;
+  /** What `--db` takes for this database (a file path or a postgres:// URL). */
+  db: string;
+  /** Raw SQL with `?` placeholders, written in the SQL both databases accept; integers as numbers. */
+  all<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]>;
+  one<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T>;
+  drop(): Promise<void>;
+}
+
+function adminUrl(database: string): string {
+  const url = new URL(TEST_PG_URL as string);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Integers and numerics as numbers, for expectations only (the product reads them as text). */
+const numericTypes = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === 20 || oid === 1700
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format),
+};
+
+/** Seeds the tiny template once per cluster (other test processes wait on the lock). */
+async function ensureTemplate(admin: pg.Client): Promise<void> {
+  await admin.query('SELECT pg_advisory_lock(4242)');
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [TEMPLATE]);
+    if (exists.rowCount) return;
+    await admin.query(`CREATE DATABASE ${TEMPLATE}`);
+    const store = new PostgresStore(adminUrl(TEMPLATE));
+    try {
+      await store.migrate();
+      await seedStore(store, TINY);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await admin.query('SELECT pg_advisory_unlock(4242)');
+  }
+}
+
+export async function openTestDatabase(dialect: Dialect, seeded = true): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    // A file, not :memory:, because report queries run on worker threads with their own connections.
+    const dir = mkdtempSync(join(tmpdir(), 'vms-read-test-'));
+    const db = join(dir, 'test.db');
+    const store = new SqliteStore(db);
+    await store.migrate();
+    if (seeded) await seedStore(store, TINY);
+    const all = async <T>(sql: string, ...params: unknown[]) =>
+      (await store.all(sql, params)) as T[];
+    return {
+      dialect,
+      store,
+      db,
+      all,
+      one: async <T>(sql: string, ...params: unknown[]) => (await all<T>(sql, ...params))[0],
+      drop: async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  if (!TEST_PG_URL) throw new Error('no PostgreSQL test cluster (VMS_READ_TEST_PG_URL)');
+  const name = `t_${randomUUID().replace(/-/g, '')}`;
+  const admin = new pg.Client({ connectionString: TEST_PG_URL });
+  await admin.connect();
+  try {
+    if (seeded) await ensureTemplate(admin);
+    await admin.query(
+      seeded ? `CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}` : `CREATE DATABASE ${name}`,
+    );
+  } finally {
+    await admin.end();
+  }
+  const db = adminUrl(name);
+  const store = new PostgresStore(db);
+  await store.migrate();
+  const raw = new pg.Pool({ connectionString: db, types: numericTypes, max: 2 });
+  const all = async <T>(sql: string, ...params: unknown[]) =>
+    (await raw.query(toPostgresPlaceholders(sql), params)).rows as T[];
+  return {
+    dialect,
+    store,
+    db,
+    all,
+    one: async <T>(sql: string, ...params: unknown[]) => (await all<T>(sql, ...params))[0],
+    drop: async () => {
+      await raw.end();
+      await store.close();
+      const cleanup = new pg.Client({ connectionString: TEST_PG_URL });
+      await cleanup.connect();
+      await cleanup
+        .query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+        .finally(() => cleanup.end());
+    },
+  };
+}
