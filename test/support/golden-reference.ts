@@ -1,10 +1,13 @@
 /**
  * An independent model of the default report catalog, for the golden tests: raw rows read with
- * plain `SELECT * FROM <table> WHERE workspace_id = ?`, joined and reduced in JavaScript from the
- * metric definitions in words (SPEC "Query result", DESIGN §4.8 and §6). Nothing here imports the
- * semantic layer: a bug there cannot hide in a copy of itself.
+ * plain `SELECT * FROM <table> WHERE workspace_id = ? ORDER BY id` (on either dialect), joined
+ * and reduced in JavaScript from the metric definitions in words (SPEC "Query result", DESIGN
+ * §4.8 and §6). Nothing here imports the semantic layer: a bug there cannot hide in a copy of
+ * itself.
  */
-import type Database from 'better-sqlite3';
+
+/** Raw SQL with `?` placeholders on the database under test (a harness's `all`). */
+export type ReadRows = (sql: string, ...params: unknown[]) => Promise<Record<string, unknown>[]>;
 
 export type DimValue = string | null;
 export type Grain = 'day' | 'week' | 'month' | 'quarter' | 'year';
@@ -362,32 +365,51 @@ export const EVALUATIVE_METRICS = [
 ];
 
 /** Reads a workspace's raw rows and builds the facts of every view. */
-export function buildReference(
-  db: Database.Database,
+export async function buildReference(
+  all: ReadRows,
   workspaceId: string,
   today: string,
   extraMetrics: MetricModel[] = [],
-): Reference {
-  const rows = (table: string): Raw[] =>
-    db.prepare(`SELECT * FROM ${table} WHERE workspace_id = ?`).all(workspaceId) as Raw[];
-  const byId = (table: string) => new Map(rows(table).map((r) => [String(r.id), r]));
-  const configs = rows('program_configs').sort((a, b) => Number(b.version) - Number(a.version));
+): Promise<Reference> {
+  // Ordered by key, so both dialects list facts (and so pick sample values) in the same order.
+  const rows = (table: string, order = 'id'): Promise<Raw[]> =>
+    all(`SELECT * FROM ${table} WHERE workspace_id = ? ORDER BY ${order}`, workspaceId);
+  const byId = (raw: Raw[]) => new Map(raw.map((r) => [String(r.id), r]));
+  const [
+    configs,
+    assignmentRows,
+    workerRows,
+    timesheetRows,
+    invoiceRows,
+    entries,
+    lines,
+    expenses,
+  ] = await Promise.all([
+    rows('program_configs', 'version DESC'),
+    rows('assignments'),
+    rows('workers'),
+    rows('timesheets'),
+    rows('invoices'),
+    rows('time_entries'),
+    rows('invoice_lines'),
+    rows('expenses'),
+  ]);
   const config = JSON.parse(String(configs[0].config)) as {
     payCodes: { code: string; band: string }[];
   };
   const bands = new Map(config.payCodes.map((p) => [p.code, p.band]));
 
-  const assignments = byId('assignments');
-  const workers = byId('workers');
-  const timesheets = byId('timesheets');
-  const invoices = byId('invoices');
+  const assignments = byId(assignmentRows);
+  const workers = byId(workerRows);
+  const timesheets = byId(timesheetRows);
+  const invoices = byId(invoiceRows);
   const must = (map: Map<string, Raw>, id: unknown, what: string): Raw => {
     const row = map.get(String(id));
     if (!row) throw new Error(`reference: ${what} ${String(id)} is missing`);
     return row;
   };
 
-  const entryFacts: EntryFact[] = rows('time_entries').map((e) => {
+  const entryFacts: EntryFact[] = entries.map((e) => {
     const a = must(assignments, e.assignment_id, 'assignment');
     const w = must(workers, e.worker_id, 'worker');
     const t = must(timesheets, e.timesheet_id, 'timesheet');
@@ -415,7 +437,7 @@ export function buildReference(
     };
   });
 
-  const lineFacts: LineFact[] = rows('invoice_lines').map((l) => {
+  const lineFacts: LineFact[] = lines.map((l) => {
     const i = must(invoices, l.invoice_id, 'invoice');
     return {
       dims: {
@@ -489,7 +511,7 @@ export function buildReference(
     };
   });
 
-  const expenseFacts: ExpenseFact[] = rows('expenses').map((x) => {
+  const expenseFacts: ExpenseFact[] = expenses.map((x) => {
     const a = must(assignments, x.assignment_id, 'assignment');
     return {
       dims: {
