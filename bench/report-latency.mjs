@@ -1,11 +1,11 @@
 // Median latency of the three typical report queries through the service (in-process HTTP inject),
 // next to the same compiled SQL run raw on one connection, on an existing seeded database.
-// Usage: npm run build && node bench/report-latency.mjs --db path/to/medium.db [--runs 20]
+// Usage: npm run build && node bench/report-latency.mjs --db <medium.db | postgres://…> [--runs 20]
 import Database from 'better-sqlite3';
 import { parseArgs } from 'node:util';
 import { createToken } from '../dist/src/auth/tokens.js';
 import { createService } from '../dist/src/service.js';
-import { SqliteStore } from '../dist/src/store/sqlite/sqlite-store.js';
+import { openStore } from '../dist/src/store/open-store.js';
 
 const { values } = parseArgs({ options: { db: { type: 'string' }, runs: { type: 'string', default: '20' } } });
 if (!values.db) throw new Error('--db is required');
@@ -22,8 +22,7 @@ export const TYPICAL_QUERIES = {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const store = new SqliteStore(values.db);
-await store.migrate();
+const store = await openStore(values.db);
 const token = await createToken(store, { workspaceId: 'ws_business', role: 'staff', scopes: ['read:financial'] }, new Date());
 const { app } = await createService({ store, quotaPerMinute: 0, logger: false });
 const results = [];
@@ -47,4 +46,4 @@ for (const [name, body] of Object.entries(TYPICAL_QUERIES)) {
 }
 await app.close();
 await store.close();
-console.log(JSON.stringify({ db: values.db, runs, results }, null, 2));
+console.log(JSON.stringify({ dialect: store.dialect, runs, results }, null, 2));
