@@ -6,19 +6,11 @@ import { parseArgs } from 'node:util';
 import { createToken } from '../dist/src/auth/tokens.js';
 import { createService } from '../dist/src/service.js';
 import { openStore } from '../dist/src/store/open-store.js';
+import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
 const { values } = parseArgs({ options: { db: { type: 'string' }, runs: { type: 'string', default: '20' } } });
 if (!values.db) throw new Error('--db is required');
 const runs = Number(values.runs);
-
-export const TYPICAL_QUERIES = {
-  'spend by supplier and month, one year': {
-    query: { metrics: ['spend'], dimensions: ['supplier', 'invoice_period'], timeGrain: 'month', limit: 1000 },
-    period: { kind: 'relative', unit: 'year', offset: -1 },
-  },
-  'hours by org unit': { query: { metrics: ['hours_worked'], dimensions: ['org_unit'] } },
-  'invoice count by status': { query: { metrics: ['invoice_count'], dimensions: ['invoice_status'] } },
-};
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
