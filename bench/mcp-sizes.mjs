@@ -11,16 +11,31 @@ const { values } = parseArgs({ options: { db: { type: 'string', default: 'data/d
 const store = new SqliteStore(values.db);
 await store.migrate();
 const scopes = ['read:program', 'read:financial', 'read:workforce', 'read:pii'];
-const token = await createToken(store, { workspaceId: 'ws_business', role: 'staff', scopes }, new Date());
+const token = await createToken(
+  store,
+  { workspaceId: 'ws_business', role: 'staff', scopes },
+  new Date(),
+);
 const executor = await createExecutor({ store, quotaPerMinute: 0 });
 const toolset = toolsetOf(OPERATIONS);
 const bigInvoice = store.db
-  .prepare(`SELECT invoice_id AS id FROM invoice_lines WHERE workspace_id = 'ws_business' GROUP BY invoice_id HAVING COUNT(*) > 500 LIMIT 1`)
+  .prepare(
+    `SELECT invoice_id AS id FROM invoice_lines WHERE workspace_id = 'ws_business' GROUP BY invoice_id HAVING COUNT(*) > 500 LIMIT 1`,
+  )
   .get().id;
 const cases = {
   'list_workers (50 items)': ['list_workers', { limit: 50 }],
   'get_invoice (500-line invoice)': ['get_invoice', { id: bigInvoice }],
-  'run_semantic_query (100 rows)': ['run_semantic_query', { query: { metrics: ['hours_worked', 'time_entry_count'], dimensions: ['supplier', 'work_date'], limit: 100 } }],
+  'run_semantic_query (100 rows)': [
+    'run_semantic_query',
+    {
+      query: {
+        metrics: ['hours_worked', 'time_entry_count'],
+        dimensions: ['supplier', 'work_date'],
+        limit: 100,
+      },
+    },
+  ],
 };
 const results = [];
 for (const [name, [tool, args]] of Object.entries(cases)) {

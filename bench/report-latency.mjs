@@ -8,14 +8,20 @@ import { createService } from '../dist/src/service.js';
 import { openStore } from '../dist/src/store/open-store.js';
 import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
-const { values } = parseArgs({ options: { db: { type: 'string' }, runs: { type: 'string', default: '20' } } });
+const { values } = parseArgs({
+  options: { db: { type: 'string' }, runs: { type: 'string', default: '20' } },
+});
 if (!values.db) throw new Error('--db is required');
 const runs = Number(values.runs);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const store = await openStore(values.db);
-const token = await createToken(store, { workspaceId: 'ws_business', role: 'staff', scopes: ['read:financial'] }, new Date());
+const token = await createToken(
+  store,
+  { workspaceId: 'ws_business', role: 'staff', scopes: ['read:financial'] },
+  new Date(),
+);
 const { app } = await createService({ store, quotaPerMinute: 0, logger: false });
 const results = [];
 for (const [name, body] of Object.entries(TYPICAL_QUERIES)) {

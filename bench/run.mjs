@@ -41,7 +41,10 @@ function freePort() {
 }
 
 function cli(args) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (result.status !== 0) throw new Error(`vms-read ${args.join(' ')}: ${result.stderr}`);
   return result.stdout;
 }
@@ -50,11 +53,23 @@ function cli(args) {
 function ensureDatabase() {
   const marker = `${values.db}.seed.json`;
   const wanted = JSON.stringify(SEED);
-  if (existsSync(values.db) && existsSync(marker) && readFileSync(marker, 'utf8') === wanted) return null;
+  if (existsSync(values.db) && existsSync(marker) && readFileSync(marker, 'utf8') === wanted)
+    return null;
   mkdirSync('bench/data', { recursive: true });
   log(`seeding ${values.db} (scale ${SEED.scale}); reused by later runs`);
   const started = Date.now();
-  cli(['seed', '--db', values.db, '--scale', SEED.scale, '--seed', SEED.seed, '--as-of', SEED.asOf, '--force']);
+  cli([
+    'seed',
+    '--db',
+    values.db,
+    '--scale',
+    SEED.scale,
+    '--seed',
+    SEED.seed,
+    '--as-of',
+    SEED.asOf,
+    '--force',
+  ]);
   writeFileSync(marker, wanted);
   return round((Date.now() - started) / 1000);
 }
@@ -72,7 +87,10 @@ async function waitFor(url) {
 }
 
 function start(args, env = {}) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return child;
 }
 
@@ -96,7 +114,10 @@ function rssSampler(pid) {
     peak: () => Math.max(...samples.map((s) => s.mb)),
     peakHwm: () => {
       try {
-        return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+        return (
+          Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) /
+          1024
+        );
       } catch {
         return 0;
       }
@@ -129,44 +150,126 @@ async function load(base, { method = 'GET', path, pick, body, headers = {} }, se
     ],
   });
   const bad = result.non2xx + result.errors + result.timeouts;
-  if (bad > 0) throw new Error(`${method} ${path}: ${bad} failed of ${result.requests.total} requests`);
-  return { rps: round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+  if (bad > 0)
+    throw new Error(`${method} ${path}: ${bad} failed of ${result.requests.total} requests`);
+  return {
+    rps: round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+  };
 }
 
 async function main() {
   const seedSeconds = ensureDatabase();
   const db = new Database(values.db, { readonly: true });
-  const sample = (sql) => db.prepare(sql).all().map((r) => r.id);
-  const workers = sample(`SELECT id FROM workers WHERE workspace_id = 'ws_business' ORDER BY random() LIMIT 500`);
-  const timesheets = sample(`SELECT id FROM timesheets WHERE workspace_id = 'ws_business' ORDER BY random() LIMIT 500`);
-  const invoices = sample(`SELECT id FROM invoices WHERE workspace_id = 'ws_business' ORDER BY random() LIMIT 500`);
+  const sample = (sql) =>
+    db
+      .prepare(sql)
+      .all()
+      .map((r) => r.id);
+  const workers = sample(
+    `SELECT id FROM workers WHERE workspace_id = 'ws_business' ORDER BY random() LIMIT 500`,
+  );
+  const timesheets = sample(
+    `SELECT id FROM timesheets WHERE workspace_id = 'ws_business' ORDER BY random() LIMIT 500`,
+  );
+  const invoices = sample(
+    `SELECT id FROM invoices WHERE workspace_id = 'ws_business' ORDER BY random() LIMIT 500`,
+  );
 
-  const token = cli(['token', 'create', '--db', values.db, '--workspace', 'ws_business', '--role', 'staff', '--scopes', 'read:program,read:financial,read:workforce,read:pii']).trim();
+  const token = cli([
+    'token',
+    'create',
+    '--db',
+    values.db,
+    '--workspace',
+    'ws_business',
+    '--role',
+    'staff',
+    '--scopes',
+    'read:program,read:financial,read:workforce,read:pii',
+  ]).trim();
   const auth = { authorization: `Bearer ${token}` };
   const [servicePort, baselinePort] = [await freePort(), await freePort()];
-  const service = start([CLI, 'serve', '--db', values.db, '--port', String(servicePort)], { VMS_READ_QUOTA_PER_MINUTE: '0', LOG_LEVEL: 'warn' });
+  const service = start([CLI, 'serve', '--db', values.db, '--port', String(servicePort)], {
+    VMS_READ_QUOTA_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+  });
   const baseline = start(['bench/baseline-server.mjs', values.db, String(baselinePort)]);
   const serviceBase = `http://127.0.0.1:${servicePort}`;
   const baselineBase = `http://127.0.0.1:${baselinePort}`;
   try {
-    await Promise.all([waitFor(`${serviceBase}/healthz`), waitFor(`${baselineBase}/api/v1/workers`)]);
+    await Promise.all([
+      waitFor(`${serviceBase}/healthz`),
+      waitFor(`${baselineBase}/api/v1/workers`),
+    ]);
     const rss = rssSampler(service.pid);
-    const itemPath = (prefix, ids) => (i) => `${prefix}?id=${encodeURIComponent(ids[i % ids.length])}`;
-    const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_workers', arguments: { limit: 50 } } });
+    const itemPath = (prefix, ids) => (i) =>
+      `${prefix}?id=${encodeURIComponent(ids[i % ids.length])}`;
+    const mcpBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'list_workers', arguments: { limit: 50 } },
+    });
     const json = { 'content-type': 'application/json' };
     const workloads = [
-      { name: 'list_workers (page of 50)', service: { path: '/api/v1/workers?limit=50', headers: auth }, baseline: { path: '/api/v1/workers' } },
-      { name: 'get_worker', service: { path: '/api/v1/workers/item', pick: itemPath('/api/v1/workers/item', workers), headers: auth }, baseline: { path: '/api/v1/workers/item', pick: itemPath('/api/v1/workers/item', workers) } },
-      { name: 'get_invoice', service: { path: '/api/v1/invoices/item', pick: itemPath('/api/v1/invoices/item', invoices), headers: auth }, baseline: { path: '/api/v1/invoices/item', pick: itemPath('/api/v1/invoices/item', invoices) } },
-      { name: 'get_timesheet', service: { path: '/api/v1/timesheets/item', pick: itemPath('/api/v1/timesheets/item', timesheets), headers: auth }, baseline: { path: '/api/v1/timesheets/item', pick: itemPath('/api/v1/timesheets/item', timesheets) } },
+      {
+        name: 'list_workers (page of 50)',
+        service: { path: '/api/v1/workers?limit=50', headers: auth },
+        baseline: { path: '/api/v1/workers' },
+      },
+      {
+        name: 'get_worker',
+        service: {
+          path: '/api/v1/workers/item',
+          pick: itemPath('/api/v1/workers/item', workers),
+          headers: auth,
+        },
+        baseline: { path: '/api/v1/workers/item', pick: itemPath('/api/v1/workers/item', workers) },
+      },
+      {
+        name: 'get_invoice',
+        service: {
+          path: '/api/v1/invoices/item',
+          pick: itemPath('/api/v1/invoices/item', invoices),
+          headers: auth,
+        },
+        baseline: {
+          path: '/api/v1/invoices/item',
+          pick: itemPath('/api/v1/invoices/item', invoices),
+        },
+      },
+      {
+        name: 'get_timesheet',
+        service: {
+          path: '/api/v1/timesheets/item',
+          pick: itemPath('/api/v1/timesheets/item', timesheets),
+          headers: auth,
+        },
+        baseline: {
+          path: '/api/v1/timesheets/item',
+          pick: itemPath('/api/v1/timesheets/item', timesheets),
+        },
+      },
       ...Object.entries(TYPICAL_QUERIES).map(([name, body]) => ({
         name: `run_semantic_query: ${name}`,
-        service: { method: 'POST', path: '/api/v1/reports/query', body: JSON.stringify(body), headers: { ...auth, ...json } },
+        service: {
+          method: 'POST',
+          path: '/api/v1/reports/query',
+          body: JSON.stringify(body),
+          headers: { ...auth, ...json },
+        },
         baseline: { path: `/raw/report?name=${encodeURIComponent(name)}` },
       })),
       {
         name: 'MCP tools/call list_workers over HTTP',
-        service: { method: 'POST', path: '/mcp', body: mcpBody, headers: { ...auth, ...json, accept: 'application/json, text/event-stream' } },
+        service: {
+          method: 'POST',
+          path: '/mcp',
+          body: mcpBody,
+          headers: { ...auth, ...json, accept: 'application/json, text/event-stream' },
+        },
         baseline: { path: '/api/v1/workers' },
       },
     ];
@@ -184,7 +287,11 @@ async function main() {
       const serviceTimes = [];
       for (let i = 0; i <= REPORT_RUNS; i++) {
         const started = performance.now();
-        const response = await fetch(`${serviceBase}/api/v1/reports/query`, { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify(body) });
+        const response = await fetch(`${serviceBase}/api/v1/reports/query`, {
+          method: 'POST',
+          headers: { ...auth, ...json },
+          body: JSON.stringify(body),
+        });
         if (!response.ok) throw new Error(`${name}: ${response.status}`);
         await response.arrayBuffer();
         if (i > 0) serviceTimes.push(performance.now() - started);
@@ -208,14 +315,25 @@ async function main() {
       await load(serviceBase, workloads[0].service, SOAK_SECONDS);
       const during = rss.samples.filter((s) => s.at >= from);
       const firstTen = during.filter((s) => s.at < from + 10_000).map((s) => s.mb);
-      const lastTen = during.filter((s) => s.at >= from + (SOAK_SECONDS - 10) * 1000).map((s) => s.mb);
-      soak = { seconds: SOAK_SECONDS, rssFirst10sMb: round(Math.max(...firstTen)), rssLast10sMb: round(Math.max(...lastTen)) };
+      const lastTen = during
+        .filter((s) => s.at >= from + (SOAK_SECONDS - 10) * 1000)
+        .map((s) => s.mb);
+      soak = {
+        seconds: SOAK_SECONDS,
+        rssFirst10sMb: round(Math.max(...firstTen)),
+        rssLast10sMb: round(Math.max(...lastTen)),
+      };
     }
     rss.stop();
     const peakRssMb = round(Math.max(rss.peak(), rss.peakHwm()));
     const output = {
       date: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: round(totalmem() / 2 ** 30), node: process.version },
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model,
+        memoryGb: round(totalmem() / 2 ** 30),
+        node: process.version,
+      },
       quick: QUICK,
       secondsPerWorkload: SECONDS,
       connections: CONNECTIONS,
@@ -240,15 +358,22 @@ async function main() {
 function printTable({ workloads, reports, peakRssMb, soak }) {
   const pad = (x, n) => String(x).padEnd(n);
   const padl = (x, n) => String(x).padStart(n);
-  console.log(`\n${pad('workload', 58)}${padl('rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('base rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('ratio', 6)}`);
+  console.log(
+    `\n${pad('workload', 58)}${padl('rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('base rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('ratio', 6)}`,
+  );
   for (const w of workloads) {
     console.log(
       `${pad(w.name, 58)}${padl(w.service.rps, 9)}${padl(w.service.p50Ms, 6)}${padl(w.service.p99Ms, 6)} | ${padl(w.baseline.rps, 9)}${padl(w.baseline.p50Ms, 6)}${padl(w.baseline.p99Ms, 6)} | ${padl(w.ratio, 6)}`,
     );
   }
-  console.log(`\n${pad('report', 58)}${padl('service ms', 11)}${padl('raw ms', 9)}${padl('ratio', 7)}`);
-  for (const r of reports) console.log(`${pad(r.name, 58)}${padl(r.serviceMs, 11)}${padl(r.rawMs, 9)}${padl(r.ratio, 7)}`);
-  console.log(`\npeak RSS of the service: ${peakRssMb} MB${soak ? `; over a ${soak.seconds} s soak: ${soak.rssFirst10sMb} MB in the first 10 s, ${soak.rssLast10sMb} MB in the last 10 s` : ''}`);
+  console.log(
+    `\n${pad('report', 58)}${padl('service ms', 11)}${padl('raw ms', 9)}${padl('ratio', 7)}`,
+  );
+  for (const r of reports)
+    console.log(`${pad(r.name, 58)}${padl(r.serviceMs, 11)}${padl(r.rawMs, 9)}${padl(r.ratio, 7)}`);
+  console.log(
+    `\npeak RSS of the service: ${peakRssMb} MB${soak ? `; over a ${soak.seconds} s soak: ${soak.rssFirst10sMb} MB in the first 10 s, ${soak.rssLast10sMb} MB in the last 10 s` : ''}`,
+  );
 }
 
 main().catch((error) => {

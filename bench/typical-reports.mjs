@@ -12,7 +12,9 @@ export const TYPICAL_QUERIES = {
     },
   },
   'hours by org unit': { query: { metrics: ['hours_worked'], dimensions: ['org_unit'] } },
-  'invoice count by status': { query: { metrics: ['invoice_count'], dimensions: ['invoice_status'] } },
+  'invoice count by status': {
+    query: { metrics: ['invoice_count'], dimensions: ['invoice_status'] },
+  },
 };
 
 export const RAW_REPORTS = {

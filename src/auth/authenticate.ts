@@ -8,9 +8,8 @@ import { hashToken, TOKEN_PATTERN } from './tokens.js';
 const UNAUTHORIZED = () => new ApiError('unauthorized');
 
 /**
- * Resolves an `Authorization` header to a principal, or throws 401 for a missing, malformed,
- * unknown, revoked or expired token. Read from the store on every call, so a revocation made
- * through the CLI takes effect on the next request.
+ * Resolves an `Authorization` header to a principal and its workspace, or throws 401 for a
+ * missing, malformed, unknown, revoked or expired token, or one whose workspace is gone.
  */
 export async function authenticate(
   store: Store,
@@ -25,9 +24,13 @@ export async function authenticate(
   const supplierCode = row.supplierId
     ? await store.supplierCode(row.workspaceId, row.supplierId)
     : null;
+  const workspace = await store.getWorkspace(row.workspaceId);
+  if (!workspace) throw UNAUTHORIZED();
   return {
     tokenId: row.id,
     workspaceId: row.workspaceId,
+    workspace,
+    expiresAt: row.expiresAt,
     role: row.role,
     workerId: row.role === 'worker' ? row.workerId : null,
     supplierId: row.role === 'billing_entity' ? row.supplierId : null,

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';
+import { envelopeSerializer } from './envelope-serializer.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,6 +26,7 @@ export function mountOperation(
   executor: Executor,
   operation: AnyOperation,
 ): void {
+  const serialize = envelopeSerializer(operation);
   app.route({
     method: operation.method,
     url: operation.path,
@@ -33,7 +35,7 @@ export function mountOperation(
       executor.admit(principal);
       request.principal = principal;
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const principal = request.principal as Principal;
       let input: unknown;
       if (operation.method === 'GET') {
@@ -48,7 +50,7 @@ export function mountOperation(
         input = request.body;
       }
       const data = await executor.run(operation, principal, input, operation.method === 'GET');
-      return { data, request_id: request.id };
+      return reply.type('application/json; charset=utf-8').send(serialize(data, request.id));
     },
   });
 }

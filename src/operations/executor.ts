@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { authenticate } from '../auth/authenticate.js';
+import { PrincipalCache } from '../auth/principal-cache.js';
 import type { Principal } from '../auth/principal.js';
 import type { Quota } from '../auth/quota.js';
 import { ApiError } from '../errors.js';
@@ -50,11 +50,12 @@ function validatorFactory(coerceTypes: boolean) {
 export class Executor {
   private readonly queryValidator = validatorFactory(true);
   private readonly jsonValidator = validatorFactory(false);
+  private readonly principals = new PrincipalCache();
 
   constructor(readonly deps: ExecutorDeps) {}
 
   authenticate(authorization: string | undefined): Promise<Principal> {
-    return authenticate(this.deps.store, authorization, this.deps.now());
+    return this.principals.resolve(this.deps.store, authorization, this.deps.now());
   }
 
   /** Counts one request against the token's quota; throws 429 when it is spent. */
@@ -82,8 +83,7 @@ export class Executor {
       });
     }
     if (operation.staffOnly && principal.role !== 'staff') throw new ApiError('forbidden');
-    const workspace = await this.deps.store.getWorkspace(principal.workspaceId);
-    if (!workspace) throw new ApiError('unauthorized');
+    const { workspace } = principal;
     const { store, cursors, now, catalogs, reportTimeoutMs } = this.deps;
     return operation.run(
       { store, principal, workspace, cursors, now, catalogs, reportTimeoutMs },

@@ -7,7 +7,8 @@
  * `supplier_ref` columns hold the supplier's code (SPEC: "supplierRef holds the supplier's code");
  * billing-entity visibility filters on it through the (workspace_id, supplier_ref, ...) indexes.
  */
-export const SCHEMA_VERSION = 1;
+
+import { REFRESH_REPORT_FACTS, REPORT_FACTS_DDL } from './sql/report-facts.js';
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -235,6 +236,8 @@ CREATE TABLE tokens (
   created_at TEXT NOT NULL
 );
 `,
+  // 2: report fact tables, filled from whatever data is already there.
+  [REPORT_FACTS_DDL, ...REFRESH_REPORT_FACTS].join(';\n'),
 ];
 
 /** Tables the seed generator and importer write, in dependency order. */

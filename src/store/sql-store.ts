@@ -3,8 +3,24 @@ import type { SeedSink } from '../seed/sink.js';
 import type { ProgramConfig } from './program-config.js';
 import { toTokenRow, toWorkspace } from './row-mapping.js';
 import { DATA_TABLES } from './schema.js';
-import { getVisibleSql, invoiceLinesSql, listPageSql, timesheetEntriesSql } from './sql/resource-sql.js';
-import type { Keyset, NewToken, PageQuery, ResourceSource, Row, SavedQueryRow, Store, TokenRow, Workspace } from './store.js';
+import { REFRESH_REPORT_FACTS } from './sql/report-facts.js';
+import {
+  getVisibleSql,
+  invoiceLinesSql,
+  listPageSql,
+  timesheetEntriesSql,
+} from './sql/resource-sql.js';
+import type {
+  Keyset,
+  NewToken,
+  PageQuery,
+  ResourceSource,
+  Row,
+  SavedQueryRow,
+  Store,
+  TokenRow,
+  Workspace,
+} from './store.js';
 
 /**
  * Everything both stores do the same way, written once over three primitives (`all`, `get`,
@@ -18,6 +34,7 @@ export abstract class SqlStore implements Store {
   abstract migrate(): Promise<void>;
   abstract close(): Promise<void>;
   abstract ping(): Promise<boolean>;
+  abstract changeStamp(): Promise<string | null>;
   abstract runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]>;
   abstract openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }>;
   /** Runs `work` in one transaction (all or nothing) on one connection, given as `tx`. */
@@ -28,11 +45,17 @@ export abstract class SqlStore implements Store {
   }
 
   async getMeta(key: string): Promise<string | null> {
-    return ((await this.get('SELECT value FROM meta WHERE key = ?', [key]))?.value as string | undefined) ?? null;
+    return (
+      ((await this.get('SELECT value FROM meta WHERE key = ?', [key]))?.value as
+        string | undefined) ?? null
+    );
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    await this.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+    await this.run(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      [key, value],
+    );
   }
 
   async listWorkspaces(): Promise<Workspace[]> {
@@ -44,11 +67,16 @@ export abstract class SqlStore implements Store {
     return row ? toWorkspace(row) : null;
   }
 
-  async latestConfig(workspaceId: string): Promise<{ version: number; config: ProgramConfig } | null> {
-    const row = await this.get('SELECT version, config FROM program_configs WHERE workspace_id = ? ORDER BY version DESC LIMIT 1', [
-      workspaceId,
-    ]);
-    return row ? { version: Number(row.version), config: JSON.parse(String(row.config)) as ProgramConfig } : null;
+  async latestConfig(
+    workspaceId: string,
+  ): Promise<{ version: number; config: ProgramConfig } | null> {
+    const row = await this.get(
+      'SELECT version, config FROM program_configs WHERE workspace_id = ? ORDER BY version DESC LIMIT 1',
+      [workspaceId],
+    );
+    return row
+      ? { version: Number(row.version), config: JSON.parse(String(row.config)) as ProgramConfig }
+      : null;
   }
 
   async findTokenByHash(hash: string): Promise<TokenRow | null> {
@@ -59,20 +87,47 @@ export abstract class SqlStore implements Store {
   async insertToken(t: NewToken): Promise<void> {
     await this.run(
       'INSERT INTO tokens (id, workspace_id, token_hash, role, worker_id, supplier_id, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)',
-      [t.id, t.workspaceId, t.tokenHash, t.role, t.workerId, t.supplierId, t.scopes.join(' '), t.expiresAt, t.createdAt],
+      [
+        t.id,
+        t.workspaceId,
+        t.tokenHash,
+        t.role,
+        t.workerId,
+        t.supplierId,
+        t.scopes.join(' '),
+        t.expiresAt,
+        t.createdAt,
+      ],
     );
   }
 
   async revokeToken(hash: string, at: string): Promise<boolean> {
-    return (await this.run('UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE token_hash = ?', [at, hash])) > 0;
+    return (
+      (await this.run(
+        'UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE token_hash = ?',
+        [at, hash],
+      )) > 0
+    );
   }
 
   async supplierCode(workspaceId: string, supplierId: string): Promise<string | null> {
-    return ((await this.get('SELECT code FROM suppliers WHERE workspace_id = ? AND id = ?', [workspaceId, supplierId]))?.code as string) ?? null;
+    return (
+      ((
+        await this.get('SELECT code FROM suppliers WHERE workspace_id = ? AND id = ?', [
+          workspaceId,
+          supplierId,
+        ])
+      )?.code as string) ?? null
+    );
   }
 
   async workerExists(workspaceId: string, workerId: string): Promise<boolean> {
-    return (await this.get('SELECT 1 AS ok FROM workers WHERE workspace_id = ? AND id = ?', [workspaceId, workerId])) !== null;
+    return (
+      (await this.get('SELECT 1 AS ok FROM workers WHERE workspace_id = ? AND id = ?', [
+        workspaceId,
+        workerId,
+      ])) !== null
+    );
   }
 
   async listPage(source: ResourceSource, q: PageQuery): Promise<Row[]> {
@@ -80,16 +135,30 @@ export abstract class SqlStore implements Store {
     return this.all(compiled.sql, compiled.params({ ...q }));
   }
 
-  async getVisible(source: ResourceSource, workspaceId: string, viewer: Viewer, id: string): Promise<Row | null> {
+  async getVisible(
+    source: ResourceSource,
+    workspaceId: string,
+    viewer: Viewer,
+    id: string,
+  ): Promise<Row | null> {
     const compiled = getVisibleSql(source, viewer);
     return this.get(compiled.sql, compiled.params({ workspaceId, viewer, id }));
   }
 
-  async timesheetEntries(timesheetId: string, columns: readonly string[], limit: number): Promise<Row[]> {
+  async timesheetEntries(
+    timesheetId: string,
+    columns: readonly string[],
+    limit: number,
+  ): Promise<Row[]> {
     return this.all(timesheetEntriesSql(columns), [timesheetId, limit]);
   }
 
-  async invoiceLines(invoiceId: string, supplierCode: string | null, columns: readonly string[], limit: number) {
+  async invoiceLines(
+    invoiceId: string,
+    supplierCode: string | null,
+    columns: readonly string[],
+    limit: number,
+  ) {
     const sql = invoiceLinesSql(columns, supplierCode !== null);
     const args = supplierCode !== null ? [invoiceId, supplierCode] : [invoiceId];
     const rows = await this.all(sql.rows, [...args, limit]);
@@ -112,19 +181,31 @@ export abstract class SqlStore implements Store {
       `SELECT key, definition, enabled FROM semantic_catalog WHERE workspace_id = ? AND entry_type = 'metric' ORDER BY key`,
       [workspaceId],
     );
-    return rows.map((r) => ({ key: String(r.key), definition: parseJson(String(r.definition)), enabled: Number(r.enabled) === 1 }));
+    return rows.map((r) => ({
+      key: String(r.key),
+      definition: parseJson(String(r.definition)),
+      enabled: Number(r.enabled) === 1,
+    }));
   }
 
-  async insertConfig(workspaceId: string, version: number, config: ProgramConfig, at: string): Promise<void> {
-    await this.run('INSERT INTO program_configs (workspace_id, version, config, created_at) VALUES (?, ?, ?, ?)', [
-      workspaceId,
-      version,
-      JSON.stringify(config),
-      at,
-    ]);
+  async insertConfig(
+    workspaceId: string,
+    version: number,
+    config: ProgramConfig,
+    at: string,
+  ): Promise<void> {
+    await this.run(
+      'INSERT INTO program_configs (workspace_id, version, config, created_at) VALUES (?, ?, ?, ?)',
+      [workspaceId, version, JSON.stringify(config), at],
+    );
   }
 
-  async listSavedQueries(workspaceId: string, kind: string | null, after: Keyset | null, limit: number): Promise<Row[]> {
+  async listSavedQueries(
+    workspaceId: string,
+    kind: string | null,
+    after: Keyset | null,
+    limit: number,
+  ): Promise<Row[]> {
     const sql =
       'SELECT id, kind, name, dashboard_id, pinned_at FROM saved_queries WHERE workspace_id = ?' +
       (kind !== null ? ' AND kind = ?' : '') +
@@ -134,14 +215,34 @@ export abstract class SqlStore implements Store {
   }
 
   async getSavedQuery(workspaceId: string, id: string): Promise<Row | null> {
-    return this.get('SELECT * FROM saved_queries WHERE workspace_id = ? AND id = ?', [workspaceId, id]);
+    return this.get('SELECT * FROM saved_queries WHERE workspace_id = ? AND id = ?', [
+      workspaceId,
+      id,
+    ]);
   }
 
   async insertSavedQuery(row: SavedQueryRow): Promise<void> {
     await this.run(
       'INSERT INTO saved_queries (id, workspace_id, kind, name, dashboard_id, definition, author, pinned_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [row.id, row.workspace_id, row.kind, row.name, row.dashboard_id, row.definition, row.author, row.pinned_at, row.created_at],
+      [
+        row.id,
+        row.workspace_id,
+        row.kind,
+        row.name,
+        row.dashboard_id,
+        row.definition,
+        row.author,
+        row.pinned_at,
+        row.created_at,
+      ],
     );
+  }
+
+  /** Rebuilds the report fact tables from their sources (after rows are written outside a sink). */
+  async refreshReportFacts(): Promise<void> {
+    await this.transaction(async (tx) => {
+      for (const sql of REFRESH_REPORT_FACTS) await tx.run(sql);
+    });
   }
 
   async hasData(): Promise<boolean> {

@@ -72,6 +72,11 @@ export interface Store {
   /** Creates or upgrades the schema. */
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * A value that changes whenever data may have changed, by any connection or process; null
+   * when the store cannot tell cheaply (then callers cache nothing across requests).
+   */
+  changeStamp(): Promise<string | null>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
 

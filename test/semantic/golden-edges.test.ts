@@ -148,6 +148,8 @@ for (const dialect of DIALECTS)
         30,
         STAMP,
       );
+      // Rows written outside a bulk load reach the report fact tables by an explicit refresh.
+      await h.store.refreshReportFacts();
     });
     it('a max over integer cents beyond 2^53 (ws_enterprise max_expense) arrives as the exact numeric string', async () => {
       const a = await h.one<{ id: string; worker_id: string }>(

@@ -1,4 +1,5 @@
 import { describe, it } from 'node:test';
+import { REFRESH_REPORT_FACTS } from '../../src/store/sql/report-facts.js';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import {
@@ -101,6 +102,7 @@ function compile(plan: QueryPlan, dialect: SqlDialect = sqliteDialect): Compiled
 }
 
 function execute(db: Database.Database, plan: QueryPlan, compiled: CompiledReport) {
+  for (const sql of REFRESH_REPORT_FACTS) db.exec(sql);
   const raw = db
     .prepare(compiled.sql)
     .safeIntegers(true)

@@ -9,5 +9,6 @@ export function toPostgresPlaceholders(sql: string): string {
 }
 
 export function postgresDdl(ddl: string): string {
-  return ddl.replace(/\bTEXT\b/g, 'TEXT COLLATE "C"');
+  // WITHOUT ROWID is SQLite's clustering hint; PostgreSQL gets the same primary key as an index.
+  return ddl.replace(/\bTEXT\b/g, 'TEXT COLLATE "C"').replace(/\)\s*WITHOUT ROWID/g, ')');
 }

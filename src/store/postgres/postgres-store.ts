@@ -3,18 +3,37 @@ import { ReportTimeoutError, StoreUnavailableError } from '../../errors.js';
 import type { SeedSink } from '../../seed/sink.js';
 import { MIGRATIONS, type DataTable } from '../schema.js';
 import { SqlStore } from '../sql-store.js';
+import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';
 import type { Row } from '../store.js';
 import { postgresDdl, toPostgresPlaceholders } from './postgres-sql.js';
 
 /** Errors that mean the database is out of reach, not that the query was wrong. */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
 const QUERY_CANCELED = '57014';
 
 function translate(error: unknown): Error {
   const code = (error as { code?: string }).code;
   const message = (error as Error).message ?? '';
   if (code === QUERY_CANCELED) return new ReportTimeoutError();
-  if ((code && UNAVAILABLE_CODES.has(code)) || /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/i.test(message)) {
+  if (
+    (code && UNAVAILABLE_CODES.has(code)) ||
+    /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/i.test(
+      message,
+    )
+  ) {
     return new StoreUnavailableError(message);
   }
   return error as Error;
@@ -38,12 +57,22 @@ export class PostgresStore extends SqlStore {
   private readonly reportPool: pg.Pool;
   private readonly sqlCache = new Map<string, string>();
 
-  constructor(readonly url: string, options: PostgresOptions = {}) {
+  constructor(
+    readonly url: string,
+    options: PostgresOptions = {},
+  ) {
     super();
-    const common = { connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs ?? 2000, idleTimeoutMillis: 30_000 };
+    const common = {
+      connectionString: url,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 2000,
+      idleTimeoutMillis: 30_000,
+    };
     this.pool = new pg.Pool({ ...common, max: options.poolSize ?? 10 });
     // Reports get their own small pool, so a slow aggregate never holds up point reads.
-    this.reportPool = new pg.Pool({ ...common, max: Math.max(2, Math.ceil((options.poolSize ?? 10) / 4)) });
+    this.reportPool = new pg.Pool({
+      ...common,
+      max: Math.max(2, Math.ceil((options.poolSize ?? 10) / 4)),
+    });
     // A dropped idle connection is not a crash: the next query gets a fresh one or a 503.
     this.pool.on('error', () => {});
     this.reportPool.on('error', () => {});
@@ -60,7 +89,8 @@ export class PostgresStore extends SqlStore {
 
   async all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
     try {
-      return (await this.pool.query({ text: this.text(sql), values: params as unknown[] })).rows as Row[];
+      return (await this.pool.query({ text: this.text(sql), values: params as unknown[] }))
+        .rows as Row[];
     } catch (error) {
       throw translate(error);
     }
@@ -68,14 +98,18 @@ export class PostgresStore extends SqlStore {
 
   async run(sql: string, params: readonly unknown[] = []): Promise<number> {
     try {
-      return (await this.pool.query({ text: this.text(sql), values: params as unknown[] })).rowCount ?? 0;
+      return (
+        (await this.pool.query({ text: this.text(sql), values: params as unknown[] })).rowCount ?? 0
+      );
     } catch (error) {
       throw translate(error);
     }
   }
 
   async transaction(work: (tx: Pick<SqlStore, 'all' | 'run'>) => Promise<void>): Promise<void> {
-    const client = await this.pool.connect().catch((error: unknown) => Promise.reject(translate(error)));
+    const client = await this.pool
+      .connect()
+      .catch((error: unknown) => Promise.reject(translate(error)));
     const tx = {
       all: async (sql: string, params: readonly unknown[] = []) =>
         (await client.query({ text: this.text(sql), values: params as unknown[] })).rows as Row[],
@@ -95,7 +129,9 @@ export class PostgresStore extends SqlStore {
   }
 
   async migrate(): Promise<void> {
-    const client = await this.pool.connect().catch((error: unknown) => Promise.reject(translate(error)));
+    const client = await this.pool
+      .connect()
+      .catch((error: unknown) => Promise.reject(translate(error)));
     try {
       // One migrator at a time across instances.
       await client.query('SELECT pg_advisory_lock(7468)');
@@ -119,6 +155,11 @@ export class PostgresStore extends SqlStore {
 
   async close(): Promise<void> {
     await Promise.all([this.pool.end(), this.reportPool.end()]);
+  }
+
+  /** PostgreSQL has no cheap cross-connection change counter: nothing is cached across requests. */
+  override async changeStamp(): Promise<null> {
+    return null;
   }
 
   async ping(): Promise<boolean> {
@@ -153,7 +194,9 @@ export class PostgresStore extends SqlStore {
    * parameters each (PostgreSQL's limit is 65,535).
    */
   async openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }> {
-    const client = await this.pool.connect().catch((error: unknown) => Promise.reject(translate(error)));
+    const client = await this.pool
+      .connect()
+      .catch((error: unknown) => Promise.reject(translate(error)));
     await client.query('BEGIN');
     let done = false;
     const end = async (sql: string) => {
@@ -178,10 +221,14 @@ export class PostgresStore extends SqlStore {
             for (const c of columns) values.push(row[c] ?? null);
             return `(${columns.map((_, i) => `$${base + i + 1}`).join(', ')})`;
           });
-          await client.query({ text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, values });
+          await client.query({
+            text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`,
+            values,
+          });
         }
       },
       finish: async () => {
+        for (const sql of REFRESH_REPORT_FACTS) await client.query(sql);
         await end('COMMIT');
         await this.pool.query('ANALYZE');
       },

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { SeedSink } from '../../seed/sink.js';
 import { MIGRATIONS, type DataTable } from '../schema.js';
 import { SqlStore } from '../sql-store.js';
+import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';
 import type { Row } from '../store.js';
 import { ReportPool } from './report-pool.js';
 
@@ -17,6 +18,8 @@ export class SqliteStore extends SqlStore {
   readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private reports: ReportPool | null = null;
+  private ownWrites = 0;
+  private readonly dataVersion: Database.Statement;
 
   constructor(readonly path: string) {
     super();
@@ -25,6 +28,7 @@ export class SqliteStore extends SqlStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    this.dataVersion = this.db.prepare('PRAGMA data_version');
   }
 
   /** A prepared statement for this SQL, prepared on first use. */
@@ -46,7 +50,13 @@ export class SqliteStore extends SqlStore {
   }
 
   async run(sql: string, params: readonly unknown[] = []): Promise<number> {
+    this.ownWrites++;
     return this.prepare(sql).run(...params).changes;
+  }
+
+  /** data_version changes when another connection commits; this connection's writes are counted. */
+  override async changeStamp(): Promise<string> {
+    return `${this.dataVersion.pluck().get() as number}:${this.ownWrites}`;
   }
 
   async transaction(work: (tx: Pick<SqlStore, 'all' | 'run'>) => Promise<void>): Promise<void> {
@@ -108,6 +118,8 @@ export class SqliteStore extends SqlStore {
         for (const row of rows) statement.run(columns.map((c) => row[c] ?? null));
       },
       finish: async () => {
+        this.ownWrites++;
+        for (const sql of REFRESH_REPORT_FACTS) this.db.exec(sql);
         this.db.exec('COMMIT');
         this.db.pragma('optimize');
         this.db.pragma('wal_checkpoint(TRUNCATE)');
