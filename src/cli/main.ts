@@ -2,6 +2,7 @@
 import { UsageError } from './args.js';
 import { catalogCommand } from './catalog-command.js';
 import { demoCommand } from './demo-command.js';
+import { importCommand } from './import-command.js';
 import { mcpCommand } from './mcp-command.js';
 import { savedQueryCommand } from './saved-query-command.js';
 import { seedCommand } from './seed-command.js';
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
   token: tokenCommand,
   catalog: catalogCommand,
   'saved-query': savedQueryCommand,
+  import: importCommand,
 };
 
 const USAGE = `usage: vms-read <command> [options]
@@ -29,7 +31,8 @@ const USAGE = `usage: vms-read <command> [options]
   token create --db D --workspace W --role staff|worker|billing_entity [--worker ID] [--supplier ID] --scopes a,b [--expires ISO]
   token revoke --db D --token T
   catalog enable|disable --db D --workspace W --metric KEY
-  saved-query create --db D --workspace W --kind library|dashboard_tile|briefing --name TEXT --definition JSON [--dashboard ID]`;
+  saved-query create --db D --workspace W --kind library|dashboard_tile|briefing --name TEXT --definition JSON [--dashboard ID]
+  import --db D --workspace W DIR           load DIR/<table>.csv|.ndjson into W, all or nothing`;
 
 async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;

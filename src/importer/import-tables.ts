@@ -1,0 +1,121 @@
+/**
+ * What an import may write, and the rule for each column. Columns, SQL types and NOT NULL come
+ * from the storage schema itself; enumerations and date/timestamp formats from the record
+ * definitions the API serves (SPEC "Resources", DESIGN §4.7), so neither is written twice.
+ */
+import type { Field, RecordType } from '../records/record.js';
+import {
+  ApprovalStatusRecord,
+  AssignmentRecord,
+  ExpenseRecord,
+  InvoiceLineRecord,
+  InvoiceRecord,
+  SupplierRecord,
+  TimeEntryRecord,
+  TimesheetRecord,
+  WorkerRecord,
+} from '../records/resources.js';
+import { DATA_TABLES, MIGRATIONS, type DataTable } from '../store/schema.js';
+
+export type ImportTable = Exclude<DataTable, 'workspaces' | 'program_configs' | 'semantic_catalog'>;
+
+const RECORDS: Record<Exclude<ImportTable, 'saved_queries'>, RecordType> = {
+  suppliers: SupplierRecord,
+  workers: WorkerRecord,
+  assignments: AssignmentRecord,
+  timesheets: TimesheetRecord,
+  time_entries: TimeEntryRecord,
+  expenses: ExpenseRecord,
+  invoices: InvoiceRecord,
+  invoice_lines: InvoiceLineRecord,
+  approval_statuses: ApprovalStatusRecord,
+};
+
+function isImportTable(table: string): table is ImportTable {
+  return table in RECORDS || table === 'saved_queries';
+}
+
+/** Importable tables in dependency order (DATA_TABLES). */
+export const IMPORT_TABLES: readonly ImportTable[] = DATA_TABLES.filter(isImportTable);
+
+export function importTableOf(name: string): ImportTable | null {
+  return (IMPORT_TABLES as readonly string[]).includes(name) ? (name as ImportTable) : null;
+}
+
+/** Columns that name another record of the same workspace, and the table it must be in. */
+const REFERENCES: Record<string, ImportTable> = {
+  worker_id: 'workers',
+  assignment_id: 'assignments',
+  timesheet_id: 'timesheets',
+  invoice_id: 'invoices',
+};
+
+/** SPEC "Saved query item": the kinds list_saved_queries serves. */
+const SAVED_QUERY_KINDS = ['library', 'dashboard_tile', 'briefing'] as const;
+
+export interface ColumnRule {
+  name: string;
+  /** `flag` is a boolean stored as INTEGER 0/1. */
+  type: 'text' | 'integer' | 'bigint' | 'flag';
+  required: boolean;
+  format?: 'id' | 'date' | 'timestamp' | 'currency' | 'saved-definition';
+  values?: readonly string[];
+  references?: ImportTable;
+}
+
+interface StorageColumn {
+  name: string;
+  sqlType: 'TEXT' | 'INTEGER' | 'BIGINT';
+  notNull: boolean;
+}
+
+/** The columns of one table as the first migration creates them. */
+export function storageColumns(table: DataTable): StorageColumn[] {
+  const body = new RegExp(`CREATE TABLE ${table} \\(\\n([\\s\\S]*?)\\n\\);`).exec(MIGRATIONS[0]);
+  if (!body) throw new Error(`the schema has no table ${table}`);
+  return body[1]
+    .split('\n')
+    .map((line) => line.trim().replace(/,$/, ''))
+    .filter((line) => !line.startsWith('PRIMARY KEY'))
+    .map((line) => {
+      const match = /^(\w+) (TEXT|INTEGER|BIGINT)\b(.*)$/.exec(line);
+      if (!match) throw new Error(`unexpected column definition in ${table}: ${line}`);
+      const [, name, sqlType, rest] = match;
+      return {
+        name,
+        sqlType: sqlType as StorageColumn['sqlType'],
+        notNull: /NOT NULL|PRIMARY KEY/.test(rest),
+      };
+    });
+}
+
+function ruleOf(table: ImportTable, column: StorageColumn): ColumnRule {
+  const field: Field | undefined =
+    table === 'saved_queries'
+      ? undefined
+      : Object.values(RECORDS[table].fields).find((f) => f.column === column.name);
+  const rule: ColumnRule = {
+    name: column.name,
+    type:
+      field?.kind === 'flag'
+        ? 'flag'
+        : column.sqlType === 'TEXT'
+          ? 'text'
+          : (column.sqlType.toLowerCase() as 'integer' | 'bigint'),
+    required: column.notNull,
+  };
+  if (field?.kind === 'string' && field.values) rule.values = field.values;
+  if (field?.kind === 'string' && field.format) rule.format = field.format;
+  else if (column.name.endsWith('_at')) rule.format = 'timestamp';
+  if (column.name === 'id') rule.format = 'id';
+  if (column.name === 'currency') rule.format = 'currency';
+  if (table === 'saved_queries' && column.name === 'kind') rule.values = SAVED_QUERY_KINDS;
+  if (table === 'saved_queries' && column.name === 'definition') rule.format = 'saved-definition';
+  if (REFERENCES[column.name]) rule.references = REFERENCES[column.name];
+  return rule;
+}
+
+/** Every storage column of an importable table, `workspace_id` included, in schema order. */
+export const COLUMN_RULES = {} as Record<ImportTable, readonly ColumnRule[]>;
+for (const table of IMPORT_TABLES)
+  COLUMN_RULES[table] = storageColumns(table).map((column) => ruleOf(table, column));

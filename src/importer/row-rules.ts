@@ -1,0 +1,124 @@
+/**
+ * One row against its table's column rules: each value converted to what the store holds, or
+ * a message saying why it cannot be. Pure; the messages name the column and quote the value.
+ */
+import { Value } from 'typebox/value';
+import type { Row } from '../seed/sink.js';
+import { definitionIsCoherent, SavedDefinitionSchema } from '../semantic/query-schema.js';
+import { COLUMN_RULES, type ColumnRule, type ImportTable } from './import-tables.js';
+import { shown } from './import-problems.js';
+import type { SourceFormat } from './source-files.js';
+
+type Converted = { value: string | number } | { problem: string };
+
+const RANGES = {
+  integer: [-(2 ** 31), 2 ** 31 - 1],
+  bigint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+} as const;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The stored formats, and a real instant: no 2026-02-30 or 24:00. */
+function isStoredTime(value: string, pattern: RegExp, asTimestamp: string): boolean {
+  const time = Date.parse(asTimestamp);
+  return pattern.test(value) && !Number.isNaN(time) && new Date(time).toISOString() === asTimestamp;
+}
+
+const isCalendarDate = (value: string) =>
+  isStoredTime(value, /^\d{4}-\d{2}-\d{2}$/, `${value}T00:00:00.000Z`);
+const isTimestamp = (value: string) =>
+  isStoredTime(value, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, value);
+
+function integerOf(rule: ColumnRule, raw: unknown, format: SourceFormat): Converted {
+  const number =
+    format === 'csv' ? (/^-?\d+$/.test(String(raw)) ? Number(raw) : NaN) : (raw as number);
+  if (typeof number !== 'number' || !Number.isInteger(number))
+    return { problem: `${rule.name} must be an integer, got ${shown(raw)}` };
+  const [min, max] = RANGES[rule.type as 'integer' | 'bigint'];
+  if (number < min || number > max)
+    return { problem: `${rule.name} must be an integer from ${min} to ${max}, got ${shown(raw)}` };
+  return { value: number };
+}
+
+function flagOf(rule: ColumnRule, raw: unknown, format: SourceFormat): Converted {
+  if (format === 'csv' && (raw === '0' || raw === '1')) return { value: Number(raw) };
+  if (format === 'ndjson' && (raw === 0 || raw === 1 || typeof raw === 'boolean'))
+    return { value: Number(raw) };
+  const expected = format === 'csv' ? '0 or 1' : 'true, false, 0 or 1';
+  return { problem: `${rule.name} must be ${expected}, got ${shown(raw)}` };
+}
+
+/** A saved query's stored definition, `{query, period?}` as run_semantic_query takes it (DESIGN §4.9). */
+function definitionOf(rule: ColumnRule, raw: unknown): Converted {
+  let definition: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      definition = JSON.parse(raw);
+    } catch {
+      definition = undefined;
+    }
+  }
+  if (!Value.Check(SavedDefinitionSchema, definition) || !definitionIsCoherent(definition))
+    return {
+      problem: `${rule.name} must be {"query": {...}, "period"?: {...}} as run_semantic_query accepts`,
+    };
+  return { value: JSON.stringify(definition) };
+}
+
+function textOf(rule: ColumnRule, raw: unknown): Converted {
+  if (rule.format === 'saved-definition') return definitionOf(rule, raw);
+  if (typeof raw !== 'string')
+    return { problem: `${rule.name} must be a string, got ${shown(raw)}` };
+  if (raw.includes('\u0000')) return { problem: `${rule.name} contains a NUL character` };
+  if (LONE_SURROGATE.test(raw))
+    return { problem: `${rule.name} is not well-formed Unicode (a lone surrogate)` };
+  const bad = (expected: string): Converted => ({
+    problem: `${rule.name} must be ${expected}, got ${shown(raw)}`,
+  });
+  if (rule.format === 'id' && (raw.length < 1 || raw.length > 64)) return bad('1 to 64 characters');
+  if (rule.format === 'date' && !isCalendarDate(raw)) return bad('a date YYYY-MM-DD');
+  if (rule.format === 'timestamp' && !isTimestamp(raw))
+    return bad('a UTC timestamp YYYY-MM-DDTHH:MM:SS.sssZ');
+  if (rule.format === 'currency' && !/^[A-Z]{3}$/.test(raw))
+    return bad('a three-letter ISO 4217 code in capitals');
+  if (rule.values && !rule.values.includes(raw)) return bad(`one of ${rule.values.join(', ')}`);
+  return { value: raw };
+}
+
+function convert(rule: ColumnRule, raw: unknown, format: SourceFormat): Converted {
+  if (rule.type === 'integer' || rule.type === 'bigint') return integerOf(rule, raw, format);
+  if (rule.type === 'flag') return flagOf(rule, raw, format);
+  return textOf(rule, raw);
+}
+
+/**
+ * The stored row (every column, in schema order, `workspace_id` set) and its problems. An absent
+ * column counts as null; a CSV header lacking a required column is reported once, not per row.
+ */
+export function checkRow(
+  table: ImportTable,
+  values: Record<string, unknown>,
+  options: { workspaceId: string; format: SourceFormat },
+): { row: Row; problems: string[] } {
+  const row: Row = {};
+  const problems: string[] = [];
+  for (const rule of COLUMN_RULES[table]) {
+    row[rule.name] = null;
+    if (rule.name === 'workspace_id') {
+      row[rule.name] = options.workspaceId;
+      continue;
+    }
+    const present = Object.hasOwn(values, rule.name);
+    const raw = present ? values[rule.name] : null;
+    if (raw === null || raw === undefined) {
+      if (rule.required && present) problems.push(`missing value for ${rule.name}`);
+      else if (rule.required && options.format === 'ndjson')
+        problems.push(`missing column ${rule.name}`);
+      continue;
+    }
+    const converted = convert(rule, raw, options.format);
+    if ('problem' in converted) problems.push(converted.problem);
+    else row[rule.name] = converted.value;
+  }
+  return { row, problems };
+}

@@ -1,0 +1,421 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkRows } from '../../src/importer/check-rows.js';
+import { formatProblems } from '../../src/importer/import-problems.js';
+import type { ImportTable } from '../../src/importer/import-tables.js';
+import { checkKeys, keyLookups, type StoredKeys } from '../../src/importer/key-checks.js';
+import { planSources } from '../../src/importer/source-files.js';
+
+const WS = 'ws_business';
+const AT = '2026-06-01T08:00:00.000Z';
+const stamps = { created_at: AT, updated_at: AT };
+
+/** One valid row per table: each case below breaks one rule. */
+const VALID: Record<string, Record<string, unknown>> = {
+  suppliers: { id: 'sup_1', code: 'IMP-1', name: 'Imported', status: 'active', ...stamps },
+  workers: {
+    id: 'wkr_1',
+    type: 'profile_only',
+    display_name: 'Ana',
+    onboarding_state: 'active',
+    status: 'active',
+    ...stamps,
+  },
+  assignments: {
+    id: 'asg_1',
+    worker_id: 'wkr_1',
+    currency: 'USD',
+    bill_rate_cents: 5000,
+    start_date: '2026-06-01',
+    status: 'active',
+    ...stamps,
+  },
+  time_entries: {
+    id: 'te_1',
+    timesheet_id: 'ts_1',
+    assignment_id: 'asg_1',
+    worker_id: 'wkr_1',
+    work_date: '2026-06-02',
+    pay_code: 'REG',
+    quantity_minutes: 480,
+    kind: 'original',
+    captured_on_behalf: false,
+    created_at: AT,
+  },
+  timesheets: {
+    id: 'ts_1',
+    worker_id: 'wkr_1',
+    entry_mode: 'hourly',
+    period_start: '2026-06-01',
+    period_end: '2026-06-07',
+    status: 'approved',
+    config_version: 1,
+    ...stamps,
+  },
+  saved_queries: {
+    id: 'sq_1',
+    kind: 'library',
+    name: 'Spend',
+    definition: { query: { metrics: ['spend'] } },
+    author: 'import',
+    pinned_at: AT,
+    created_at: AT,
+  },
+};
+
+const ndjson = (...rows: Record<string, unknown>[]) =>
+  rows.map((row) => JSON.stringify(row)).join('\n') + '\n';
+const valid = (table: string, changes: Record<string, unknown> = {}) => ({
+  ...VALID[table],
+  ...changes,
+});
+const without = (table: string, column: string) => {
+  const row = { ...VALID[table] };
+  delete row[column];
+  return row;
+};
+
+const NOTHING_STORED: StoredKeys = {
+  takenIds: new Map(),
+  workspaceIds: new Map(),
+  supplierCodes: new Set(),
+};
+
+/** The pure pipeline of `vms-read import`, with the store's answers given. */
+function check(files: Record<string, string>, stored: StoredKeys = NOTHING_STORED) {
+  const plan = planSources(Object.keys(files));
+  const rows = checkRows(
+    plan.sources.map((source) => ({ source, text: files[source.file] })),
+    WS,
+  );
+  const problems = [...plan.problems, ...rows.problems, ...checkKeys(rows.tables, stored, WS)];
+  return { tables: rows.tables, lines: formatProblems(problems) };
+}
+
+/** Workers in CSV: the columns of VALID.workers, in this order. */
+const WORKER_HEADER = 'id,type,display_name,onboarding_state,status,created_at,updated_at';
+const workerCsv = (...rows: string[]) => [WORKER_HEADER, ...rows].join('\n') + '\n';
+const WORKER_CSV_ROW = `wkr_1,profile_only,Ana,active,active,${AT},${AT}`;
+
+const CASES: [rule: string, files: Record<string, string>, expected: string[]][] = [
+  [
+    'an unknown column',
+    { 'workers.ndjson': ndjson(valid('workers', { nickname: 'A' })) },
+    ['workers.ndjson:1: unknown column "nickname"'],
+  ],
+  [
+    'workspace_id given',
+    { 'workers.ndjson': ndjson(valid('workers', { workspace_id: WS })) },
+    ['workers.ndjson:1: workspace_id must not be given: rows go to --workspace'],
+  ],
+  [
+    'a NOT NULL column absent',
+    { 'workers.ndjson': ndjson(without('workers', 'display_name')) },
+    ['workers.ndjson:1: missing column display_name'],
+  ],
+  [
+    'a NOT NULL column null',
+    { 'workers.ndjson': ndjson(valid('workers', { display_name: null })) },
+    ['workers.ndjson:1: missing value for display_name'],
+  ],
+  [
+    'a NOT NULL column empty in CSV',
+    { 'workers.csv': workerCsv(`wkr_1,profile_only,,active,active,${AT},${AT}`) },
+    ['workers.csv:2: missing value for display_name'],
+  ],
+  [
+    'a CSV header lacking a NOT NULL column or naming an unknown one',
+    {
+      'workers.csv': [
+        'id,type,nick,onboarding_state,status,created_at,updated_at',
+        `wkr_1,profile_only,Ana,active,active,${AT},${AT}`,
+      ].join('\r\n'),
+    },
+    ['workers.csv:1: unknown column "nick"', 'workers.csv:1: missing column display_name'],
+  ],
+  [
+    'a repeated CSV column',
+    { 'workers.csv': workerCsv(`${WORKER_CSV_ROW}`).replace('status,', 'status,status,') },
+    [
+      'workers.csv:1: duplicate column "status"',
+      'workers.csv:2: expected 8 fields as in the header, got 7',
+    ],
+  ],
+  [
+    'a CSV row with a wrong number of fields',
+    { 'workers.csv': workerCsv(WORKER_CSV_ROW.replace('wkr_1', 'wkr_1,extra')) },
+    ['workers.csv:2: expected 7 fields as in the header, got 8'],
+  ],
+  [
+    'malformed CSV',
+    { 'workers.csv': workerCsv(WORKER_CSV_ROW.replace('Ana', '"Ana')) },
+    ['workers.csv:2: unterminated quoted field'],
+  ],
+  [
+    'a line that is not JSON, or not an object',
+    { 'workers.ndjson': '{"id": \n[1]\n' },
+    [
+      `workers.ndjson:1: not valid JSON (${errorOf('{"id": ')})`,
+      'workers.ndjson:2: expected a JSON object, got an array',
+    ],
+  ],
+  [
+    'a non-integer where BIGINT is declared (CSV and NDJSON)',
+    {
+      'workers.ndjson': ndjson(valid('workers')),
+      'assignments.ndjson': ndjson(
+        valid('assignments', { bill_rate_cents: 12.5 }),
+        valid('assignments', { id: 'asg_2', bill_rate_cents: '5000' }),
+      ),
+    },
+    [
+      'assignments.ndjson:1: bill_rate_cents must be an integer, got 12.5',
+      'assignments.ndjson:2: bill_rate_cents must be an integer, got "5000"',
+    ],
+  ],
+  [
+    'an INTEGER out of its 32-bit range',
+    {
+      'timesheets.csv': [
+        'id,worker_id,entry_mode,period_start,period_end,status,config_version,created_at,updated_at',
+        `ts_1,wkr_1,hourly,2026-06-01,2026-06-07,approved,3000000000,${AT},${AT}`,
+        `ts_2,wkr_1,hourly,2026-06-01,2026-06-07,approved,1.0,${AT},${AT}`,
+      ].join('\n'),
+    },
+    [
+      'timesheets.csv:2: config_version must be an integer from -2147483648 to 2147483647, got "3000000000"',
+      'timesheets.csv:2: worker_id "wkr_1" is neither in the workers file nor in workspace ws_business',
+      'timesheets.csv:3: config_version must be an integer, got "1.0"',
+      'timesheets.csv:3: worker_id "wkr_1" is neither in the workers file nor in workspace ws_business',
+    ],
+  ],
+  [
+    'a boolean that is not one',
+    {
+      'workers.ndjson': ndjson(valid('workers')),
+      'assignments.ndjson': ndjson(valid('assignments')),
+      'timesheets.ndjson': ndjson(valid('timesheets')),
+      'time_entries.ndjson': ndjson(valid('time_entries', { captured_on_behalf: 'yes' })),
+    },
+    ['time_entries.ndjson:1: captured_on_behalf must be true, false, 0 or 1, got "yes"'],
+  ],
+  [
+    'a date or timestamp not in the stored format',
+    {
+      'workers.ndjson': ndjson(
+        valid('workers', { tenure_start: '2026-02-30' }),
+        valid('workers', { id: 'wkr_2', created_at: '2026-06-01T08:00:00Z' }),
+        valid('workers', { id: 'wkr_3', updated_at: '2026-06-01T08:00:00.000+00:00' }),
+        valid('workers', {
+          id: 'wkr_4',
+          tenure_start: '2026-13-01',
+          created_at: '2026-06-01T24:00:00.000Z',
+        }),
+      ),
+    },
+    [
+      'workers.ndjson:1: tenure_start must be a date YYYY-MM-DD, got "2026-02-30"',
+      'workers.ndjson:2: created_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.sssZ, got "2026-06-01T08:00:00Z"',
+      'workers.ndjson:3: updated_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.sssZ, got "2026-06-01T08:00:00.000+00:00"',
+      'workers.ndjson:4: tenure_start must be a date YYYY-MM-DD, got "2026-13-01"',
+      'workers.ndjson:4: created_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.sssZ, got "2026-06-01T24:00:00.000Z"',
+    ],
+  ],
+  [
+    'a value outside its enumeration',
+    {
+      'workers.ndjson': ndjson(valid('workers', { onboarding_state: 'hired' })),
+      'saved_queries.ndjson': ndjson(valid('saved_queries', { kind: 'tile' })),
+    },
+    [
+      'saved_queries.ndjson:1: kind must be one of library, dashboard_tile, briefing, got "tile"',
+      'workers.ndjson:1: onboarding_state must be one of invited, onboarding, active, offboarded, got "hired"',
+    ],
+  ],
+  [
+    'a currency that is not an ISO code',
+    {
+      'workers.ndjson': ndjson(valid('workers')),
+      'assignments.ndjson': ndjson(valid('assignments', { currency: 'usd' })),
+    },
+    ['assignments.ndjson:1: currency must be a three-letter ISO 4217 code in capitals, got "usd"'],
+  ],
+  [
+    'text that is not a string, holds NUL, or an id too long',
+    {
+      'workers.ndjson': ndjson(
+        valid('workers', { display_name: 42 }),
+        valid('workers', { id: 'wkr_2', display_name: 'A\u0000B' }),
+        valid('workers', { id: 'w'.repeat(65) }),
+      ),
+    },
+    [
+      'workers.ndjson:1: display_name must be a string, got 42',
+      'workers.ndjson:2: display_name contains a NUL character',
+      `workers.ndjson:3: id must be 1 to 64 characters, got "${'w'.repeat(56)}…`,
+    ],
+  ],
+  [
+    'a saved-query definition run_semantic_query would not accept',
+    { 'saved_queries.ndjson': ndjson(valid('saved_queries', { definition: '{"query":{}}' })) },
+    [
+      'saved_queries.ndjson:1: definition must be {"query": {...}, "period"?: {...}} as run_semantic_query accepts',
+    ],
+  ],
+  [
+    'a duplicate id or supplier code in the files',
+    {
+      'workers.ndjson': ndjson(valid('workers'), valid('workers')),
+      'suppliers.ndjson': ndjson(valid('suppliers'), valid('suppliers', { id: 'sup_2' })),
+    },
+    [
+      'suppliers.ndjson:2: duplicate code "IMP-1" (first at line 1)',
+      'workers.ndjson:2: duplicate id "wkr_1" (first at line 1)',
+    ],
+  ],
+  [
+    'a reference to an id neither in the files nor in the workspace',
+    {
+      'workers.ndjson': ndjson(valid('workers')),
+      'time_entries.ndjson': ndjson(valid('time_entries', { assignment_id: 'asg_9' })),
+    },
+    [
+      'time_entries.ndjson:1: timesheet_id "ts_1" is neither in the timesheets file nor in workspace ws_business',
+      'time_entries.ndjson:1: assignment_id "asg_9" is neither in the assignments file nor in workspace ws_business',
+    ],
+  ],
+  [
+    'a file named after no table, or a table given twice',
+    {
+      'notes.txt': 'x',
+      'workers.csv': workerCsv(WORKER_CSV_ROW),
+      'workers.ndjson': ndjson(valid('workers')),
+    },
+    [
+      'notes.txt: not an import file: expected <table>.csv or <table>.ndjson, table one of suppliers, workers, assignments, timesheets, time_entries, expenses, invoices, invoice_lines, approval_statuses, saved_queries',
+      'workers.ndjson: workers is already given by workers.csv',
+    ],
+  ],
+];
+
+function errorOf(json: string): string {
+  try {
+    JSON.parse(json);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return '';
+}
+
+describe('import row checks: each rule gives file:line: message', () => {
+  for (const [rule, files, expected] of CASES) {
+    it(`reports ${rule}`, () => {
+      assert.deepEqual(check(files).lines, expected);
+    });
+  }
+
+  it('collects any number of problems (no call-stack limit on large files)', () => {
+    // Each row lacks 6 required columns, and all but the first repeat the id: 1,049,999 problems.
+    const { lines } = check({ 'workers.ndjson': '{"id": "w"}\n'.repeat(150_000) });
+    assert.equal(lines.length, 101);
+    assert.equal(lines[100], '… and 1049899 more problems');
+  });
+
+  it('accepts a consistent set and builds stored rows: workspace set, CSV empty as null, flags 0/1', () => {
+    const { tables, lines } = check({
+      'workers.csv': [
+        `${WORKER_HEADER},work_email`,
+        `${WORKER_CSV_ROW},`,
+        `wkr_2,profile_only,"Zoë ""Z"" 🚀\nline two",active,active,${AT},${AT},z@example.com`,
+      ].join('\n'),
+      'assignments.ndjson': ndjson(valid('assignments', { bill_rate_cents: 9007199254740991 })),
+      'timesheets.ndjson': ndjson(valid('timesheets')),
+      'time_entries.ndjson': ndjson(
+        valid('time_entries'),
+        valid('time_entries', { id: 'te_2', captured_on_behalf: 1 }),
+      ),
+      'saved_queries.ndjson': ndjson(valid('saved_queries')),
+    });
+    assert.deepEqual(lines, []);
+    const rows = (table: ImportTable) =>
+      tables.find((t) => t.table === table)?.rows.map((r) => [r.line, r.row]);
+    assert.deepEqual(
+      rows('workers')?.map(([line, row]) => [line, row]),
+      [
+        [
+          2,
+          {
+            id: 'wkr_1',
+            workspace_id: WS,
+            supplier_ref: null,
+            org_unit_key: null,
+            type: 'profile_only',
+            display_name: 'Ana',
+            work_email: null,
+            classification_status: null,
+            tenure_start: null,
+            onboarding_state: 'active',
+            status: 'active',
+            created_at: AT,
+            updated_at: AT,
+          },
+        ],
+        [
+          3,
+          {
+            id: 'wkr_2',
+            workspace_id: WS,
+            supplier_ref: null,
+            org_unit_key: null,
+            type: 'profile_only',
+            display_name: 'Zoë "Z" 🚀\nline two',
+            work_email: 'z@example.com',
+            classification_status: null,
+            tenure_start: null,
+            onboarding_state: 'active',
+            status: 'active',
+            created_at: AT,
+            updated_at: AT,
+          },
+        ],
+      ],
+    );
+    assert.deepEqual(
+      rows('time_entries')?.map(([, row]) => (row as Record<string, unknown>).captured_on_behalf),
+      [0, 1],
+    );
+    assert.equal(
+      (rows('saved_queries')?.[0][1] as Record<string, unknown>).definition,
+      '{"query":{"metrics":["spend"]}}',
+    );
+  });
+
+  it('accepts references and codes the workspace holds, and refuses ids any workspace holds', () => {
+    const files = {
+      'suppliers.ndjson': ndjson(valid('suppliers')),
+      'assignments.ndjson': ndjson(valid('assignments', { worker_id: 'wkr_ws' })),
+    };
+    const plan = planSources(Object.keys(files));
+    const { tables } = checkRows(
+      plan.sources.map((source) => ({ source, text: files[source.file as keyof typeof files] })),
+      WS,
+    );
+    assert.deepEqual(keyLookups(tables), {
+      ids: new Map([
+        ['suppliers', ['sup_1']],
+        ['assignments', ['asg_1']],
+      ]),
+      references: new Map([['workers', ['wkr_ws']]]),
+      supplierCodes: ['IMP-1'],
+    });
+    const stored: StoredKeys = {
+      takenIds: new Map([['assignments', new Set(['asg_1'])]]),
+      workspaceIds: new Map([['workers', new Set(['wkr_ws'])]]),
+      supplierCodes: new Set(['IMP-1']),
+    };
+    assert.deepEqual(check(files, stored).lines, [
+      'assignments.ndjson:1: id "asg_1" already exists in assignments (ids are unique across workspaces)',
+      'suppliers.ndjson:1: code "IMP-1" already exists in workspace ws_business',
+    ]);
+  });
+});
