@@ -209,6 +209,14 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('includes displayName and workEmail keys with read:pii', async () => {
+      const page = (await get(h.app, '/api/v1/workers', h.tokens.staff)).body.data;
+      for (const item of page.items) {
+        assert.equal(item.displayName.kind, 'vms.provenance');
+        assert.ok('workEmail' in item);
+      }
+    });
+
     it('omits displayName and workEmail keys without read:pii', async () => {
       const page = (await get(h.app, '/api/v1/workers', h.tokens.staffNoPii)).body.data;
       for (const item of page.items) {
