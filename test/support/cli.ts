@@ -1,5 +1,4 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI entry (tests run from dist/test/...). */
@@ -14,16 +13,7 @@ export function runCli(args: string[], env: Record<string, string> = {}) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './pg-cluster.js';
 
 /** Starts `vms-read <args>` and resolves once GET /healthz answers 200 at the port. */
 export async function startServer(args: string[], port: number, env: Record<string, string> = {}) {

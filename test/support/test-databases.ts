@@ -66,6 +66,17 @@ async function ensureTemplate(admin: pg.Client): Promise<void> {
   }
 }
 
+/** `all` and `one` over a function that runs raw SQL with `?` placeholders. */
+function rawQueries(
+  query: (sql: string, params: unknown[]) => Promise<unknown[]>,
+): Pick<TestDatabase, 'all' | 'one'> {
+  const all = async <T>(sql: string, ...params: unknown[]) => (await query(sql, params)) as T[];
+  return {
+    all,
+    one: async <T>(sql: string, ...params: unknown[]) => (await all<T>(sql, ...params))[0],
+  };
+}
+
 export async function openTestDatabase(dialect: Dialect, seeded = true): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     // A file, not :memory:, because report queries run on worker threads with their own connections.
@@ -74,14 +85,11 @@ export async function openTestDatabase(dialect: Dialect, seeded = true): Promise
     const store = new SqliteStore(db);
     await store.migrate();
     if (seeded) await seedStore(store, TINY);
-    const all = async <T>(sql: string, ...params: unknown[]) =>
-      (await store.all(sql, params)) as T[];
     return {
+      ...rawQueries(async (sql, params) => store.all(sql, params)),
       dialect,
       store,
       db,
-      all,
-      one: async <T>(sql: string, ...params: unknown[]) => (await all<T>(sql, ...params))[0],
       drop: async () => {
         await store.close();
         rmSync(dir, { recursive: true, force: true });
@@ -106,14 +114,13 @@ export async function openTestDatabase(dialect: Dialect, seeded = true): Promise
   const raw = new pg.Pool({ connectionString: db, types: numericTypes, max: 2 });
   // DROP DATABASE … WITH (FORCE) may end a connection the pool is still closing: not an error.
   raw.on('error', () => {});
-  const all = async <T>(sql: string, ...params: unknown[]) =>
-    (await raw.query(toPostgresPlaceholders(sql), params)).rows as T[];
   return {
+    ...rawQueries(
+      async (sql, params) => (await raw.query(toPostgresPlaceholders(sql), params)).rows,
+    ),
     dialect,
     store,
     db,
-    all,
-    one: async <T>(sql: string, ...params: unknown[]) => (await all<T>(sql, ...params))[0],
     drop: async () => {
       await raw.end();
       await store.close();
