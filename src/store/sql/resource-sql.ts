@@ -52,7 +52,21 @@ function selectList(source: ResourceSource): string {
   return source.columns.map((c) => `t.${c}`).join(', ');
 }
 
-export function listPageSql(
+/**
+ * Compiled statements depend only on the source, the viewer's role, the order and whether a
+ * cursor is given, never on values: each shape is built once and reused by every request.
+ */
+const compiledShapes = new WeakMap<ResourceSource, Map<string, Compiled>>();
+
+function memo(source: ResourceSource, key: string, build: () => Compiled): Compiled {
+  let shapes = compiledShapes.get(source);
+  if (!shapes) compiledShapes.set(source, (shapes = new Map()));
+  let compiled = shapes.get(key);
+  if (!compiled) shapes.set(key, (compiled = build()));
+  return compiled;
+}
+
+function buildListPageSql(
   source: ResourceSource,
   viewer: Viewer,
   order: Order,
@@ -76,7 +90,7 @@ export function listPageSql(
   };
 }
 
-export function getVisibleSql(source: ResourceSource, viewer: Viewer): Compiled {
+function buildGetVisibleSql(source: ResourceSource, viewer: Viewer): Compiled {
   const vis = visibilityPredicate(ruleFor(source, viewer));
   return {
     sql: `SELECT ${selectList(source)} FROM ${source.table} t WHERE t.id = ? AND t.workspace_id = ?${vis.sql}`,
@@ -97,4 +111,19 @@ export function invoiceLinesSql(
     rows: `SELECT ${columns.map((c) => `l.${c}`).join(', ')} FROM invoice_lines l WHERE ${where} ORDER BY l.created_at ASC, l.id ASC LIMIT ?`,
     count: `SELECT COUNT(*) AS n FROM invoice_lines l WHERE ${where}`,
   };
+}
+
+export function listPageSql(
+  source: ResourceSource,
+  viewer: Viewer,
+  order: Order,
+  hasAfter: boolean,
+): Compiled {
+  return memo(source, `list:${viewer.role}:${order}:${hasAfter}`, () =>
+    buildListPageSql(source, viewer, order, hasAfter),
+  );
+}
+
+export function getVisibleSql(source: ResourceSource, viewer: Viewer): Compiled {
+  return memo(source, `get:${viewer.role}`, () => buildGetVisibleSql(source, viewer));
 }
