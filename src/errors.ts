@@ -1,24 +1,54 @@
-/** The one table of error codes, their HTTP statuses and the plain text the service writes. */
+/**
+ * The one table of errors: each reason's HTTP status, the code on the wire (the reason itself
+ * unless `code` says otherwise) and the plain text the service writes. A message never echoes
+ * request input (DESIGN §4.1).
+ */
 export const ERRORS = {
+  bad_request: { status: 400, message: 'The HTTP request is malformed.' },
   unauthorized: { status: 401, message: 'A valid bearer token is required.' },
   insufficient_scope: { status: 403, message: 'The token lacks the scope this operation needs.' },
   forbidden: { status: 403, message: 'This operation is not available to this token role.' },
+  // DNS rebinding and cross-site calls to /mcp (DESIGN §4.10): a 403 that says why.
+  origin_refused: {
+    status: 403,
+    code: 'forbidden',
+    message: 'Requests from this browser origin or to this host name are not accepted here.',
+  },
   not_found: {
     status: 404,
     message: 'No such resource, or the request does not match its schema.',
   },
   method_not_allowed: { status: 405, message: 'This method is not allowed here.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
+  payload_too_large: { status: 413, message: 'The request body is larger than 1 MiB.' },
   rate_limited: { status: 429, message: 'The request quota for this token is spent; retry later.' },
+  header_too_large: { status: 431, message: 'The request headers are too large.' },
   internal: { status: 500, message: 'An internal error occurred.' },
   unavailable: { status: 503, message: 'The data store is unavailable; retry later.' },
+  report_capacity: {
+    status: 503,
+    code: 'unavailable',
+    message: 'Report capacity is exhausted for the moment; retry later.',
+  },
+  shutting_down: {
+    status: 503,
+    code: 'unavailable',
+    message: 'This server instance is shutting down; retry on another or later.',
+  },
   query_timeout: {
     status: 503,
     message:
       'The report query ran past its time limit; narrow it (time range, filters, dimensions) and retry.',
   },
-} as const;
+} as const satisfies Record<string, { status: number; message: string; code?: string }>;
 
+/** A reason in the table; the code a client sees is `wireCode(reason)`. */
 export type ErrorCode = keyof typeof ERRORS;
+
+export function wireCode(reason: ErrorCode): string {
+  const entry: { status: number; code?: string } = ERRORS[reason];
+  return entry.code ?? reason;
+}
 
 /** An error answered with a non-200 status and the body `{error: {code, message}, request_id}`. */
 export class ApiError extends Error {
@@ -32,8 +62,11 @@ export class ApiError extends Error {
   }
 }
 
-export function errorBody(code: ErrorCode, requestId: string) {
-  return { error: { code, message: ERRORS[code].message }, request_id: requestId };
+export function errorBody(reason: ErrorCode, requestId: string) {
+  return {
+    error: { code: wireCode(reason), message: ERRORS[reason].message },
+    request_id: requestId,
+  };
 }
 
 /** Raised by a store when the database cannot be reached; answered 503. */

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createQuota } from './auth/quota.js';
 import { buildApp } from './http/app.js';
-import { allowedOriginsFromEnv } from './mcp/http-transport.js';
+import { originConfigFromEnv, type OriginConfig } from './http/server-origin.js';
 import { Executor } from './operations/executor.js';
 import { OPERATIONS } from './operations/registry.js';
+import { ReportGate } from './operations/report-gate.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { CatalogCache } from './semantic/catalog-cache.js';
 import type { Store } from './store/store.js';
@@ -19,9 +20,14 @@ export interface ServiceOptions {
   now?: () => Date;
   /** Time limit of one report query; VMS_READ_REPORT_TIMEOUT_MS, default 10 s. */
   reportTimeoutMs?: number;
-  /** Browser origins allowed on /mcp besides the server's own; default VMS_READ_ALLOWED_ORIGINS. */
-  allowedOrigins?: string[];
+  /** The public URL and browser origins allowed on /mcp; default VMS_READ_PUBLIC_URL and VMS_READ_ALLOWED_ORIGINS. */
+  origins?: OriginConfig;
+  /** Report queries that may wait for a turn beyond those running; default 8 per running one. */
+  reportQueue?: number;
 }
+
+/** DESIGN §4.1: a request the store does not answer within 2 s gets 503 `unavailable`. */
+export const STORE_TIMEOUT_MS = 2000;
 
 /** The cursor secret: the environment's, or one generated on first use and stored with the data. */
 export async function resolveSecret(
@@ -62,6 +68,11 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     now: options.now ?? (() => new Date()),
     catalogs: new CatalogCache(),
     reportTimeoutMs: options.reportTimeoutMs ?? reportTimeoutFromEnv(),
+    storeTimeoutMs: STORE_TIMEOUT_MS,
+    reports: new ReportGate(
+      options.store.reportConcurrency,
+      options.reportQueue ?? 8 * options.store.reportConcurrency,
+    ),
   });
 }
 
@@ -75,7 +86,7 @@ export async function createService(
     operations: OPERATIONS,
     store: options.store,
     logger: options.logger,
-    mcp: { allowedOrigins: options.allowedOrigins ?? allowedOriginsFromEnv() },
+    origins: options.origins ?? originConfigFromEnv(),
   });
   return { app, executor };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { createService } from '../service.js';
+import { withDeadline } from '../deadline.js';
+import { createService, STORE_TIMEOUT_MS } from '../service.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { dbOf, integerOf, parse } from './args.js';
@@ -9,7 +10,14 @@ export interface Listening {
   baseUrl: string;
 }
 
-/** Serves until SIGTERM or SIGINT, then drains in-flight requests, closes the store and exits 0. */
+/** How long requests in flight may take to finish once SIGTERM arrives (DESIGN §5). */
+export const DRAIN_MS = 8000;
+
+/**
+ * Serves until SIGTERM or SIGINT, then drains: no new connections, idle ones closed at once,
+ * requests in flight given DRAIN_MS, whatever is left (a client holding a half-sent request, say)
+ * closed; the store is closed and the process exits 0, within about ten seconds in all.
+ */
 export async function listen(store: Store, host: string, port: number): Promise<Listening> {
   const { app } = await createService({
     store,
@@ -21,8 +29,11 @@ export async function listen(store: Store, host: string, port: number): Promise<
     if (closing) return;
     closing = true;
     try {
-      await app.close();
-      await store.close();
+      await app.drainAndClose(DRAIN_MS);
+      // A connection stuck on a database that stopped answering must not hold the exit.
+      await withDeadline(store.close(), STORE_TIMEOUT_MS, () => new Error('store close')).catch(
+        () => {},
+      );
       process.exit(0);
     } catch (error) {
       console.error(error);

@@ -6,14 +6,17 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
+import { monotonicNow, withDeadline } from '../deadline.js';
+import { ApiError, errorBody } from '../errors.js';
+import { mountMcpHttp } from '../mcp/http-transport.js';
+import { toolsetOf } from '../mcp/tools.js';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';
 import type { Store } from '../store/store.js';
-import { errorBody } from '../errors.js';
-import { installErrorHandling } from './error-handling.js';
+import { answerClientError } from './client-errors.js';
+import { errorAnswer, installErrorHandling } from './error-handling.js';
 import { mountOperation } from './routes.js';
-import { mountMcpHttp, type McpHttpOptions } from '../mcp/http-transport.js';
-import { toolsetOf } from '../mcp/tools.js';
+import { serverOrigin, type OriginConfig } from './server-origin.js';
 
 export interface AppDeps {
   executor: Executor;
@@ -21,9 +24,28 @@ export interface AppDeps {
   store: Store;
   /** Pino options, a logger, or false for none (tests). */
   logger?: boolean | Record<string, unknown> | FastifyBaseLogger;
-  /** Streamable HTTP MCP at /mcp. */
-  mcp: McpHttpOptions;
+  /** The server's own origin and the browser origins allowed on /mcp. */
+  origins: OriginConfig;
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Shuts down (SIGTERM): stops accepting, answers new requests on open connections 503,
+     * closes idle connections at once, lets requests in flight finish for at most `drainMs`,
+     * then closes every connection left, a half-sent request's included.
+     */
+    drainAndClose(drainMs: number): Promise<void>;
+  }
+}
+
+/** DESIGN §4.1: a request body over 1 MiB is 413 `payload_too_large`, on /api and /mcp alike. */
+export const BODY_LIMIT = 1024 * 1024;
+/** A client has this long to send its headers, and the whole request, or the connection drops. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+/** /healthz answers 503 within 2 s while the store does not answer (README, DESIGN §4.1). */
+const HEALTH_DEADLINE_MS = 1500;
 
 /** One JSON log line per request, when it completes, carrying its request_id. */
 class OneLinePerRequest extends LogController {
@@ -50,21 +72,58 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.logger ?? false,
     genReqId: () => randomUUID(),
     logController: new OneLinePerRequest({ requestIdLogLabel: 'request_id' }),
-    bodyLimit: 64 * 1024,
+    bodyLimit: BODY_LIMIT,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // Node checks the timeouts above every connectionsCheckingInterval (30 s by default).
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    clientErrorHandler: answerClientError,
+    // While draining, new requests get this service's own 503 (below), not Fastify's body.
+    return503OnClosing: false,
   });
 
+  let inFlight = 0;
+  let closing = false;
+  let drained: (() => void) | null = null;
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    request.receivedAt = monotonicNow();
+    // On the raw response, so that answers written by the MCP transport carry it too.
+    reply.raw.setHeader('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ApiError('shutting_down');
+    }
+    inFlight++;
+    reply.raw.once('close', () => {
+      if (--inFlight === 0) drained?.();
+    });
   });
-  installErrorHandling(app);
+
+  const origin = serverOrigin(app, deps.origins);
+  const answer = errorAnswer(origin);
+  installErrorHandling(app, answer);
 
   app.get('/healthz', async (request, reply) => {
-    const ready = await deps.store.ping().catch(() => false);
+    const ready = await withDeadline(deps.store.ping(), HEALTH_DEADLINE_MS, () => new Error()).catch(
+      () => false,
+    );
     if (!ready) return reply.code(503).send(errorBody('unavailable', request.id));
     return { status: 'ok' };
   });
 
   for (const operation of deps.operations) mountOperation(app, deps.executor, operation);
-  mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), deps.mcp);
+  mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), origin, answer);
+
+  app.decorate('drainAndClose', async (drainMs: number) => {
+    closing = true;
+    const closed = app.close();
+    if (inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        drained = resolve;
+        setTimeout(resolve, drainMs).unref();
+      });
+    }
+    app.server.closeAllConnections();
+    await closed;
+  });
   return app;
 }

@@ -1,44 +1,57 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, ERRORS, errorBody, errorCodeOf } from '../errors.js';
-
-/**
- * The one error handler: documented errors keep their status and headers; any other client
- * error Fastify raises (unparsable JSON, wrong content type, oversized body) is a strictness
- * failure, 404 `not_found`; the rest is 500 `internal` or 503, logged, with no stack or SQL in the body.
- */
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
-    const fastifyStatus = (error as { statusCode?: number }).statusCode;
-    if (
-      !(error instanceof ApiError) &&
-      typeof fastifyStatus === 'number' &&
-      fastifyStatus >= 400 &&
-      fastifyStatus < 500
-    ) {
-      return reply.code(404).send(errorBody('not_found', request.id));
-    }
-    const code = errorCodeOf(error);
-    const { status } = ERRORS[code];
-    if (status >= 500) request.log[status === 500 ? 'error' : 'warn']({ err: error }, code);
-    if (status === 503) reply.header('retry-after', '1');
-    if (error instanceof ApiError) reply.headers(error.headers);
-    // 401 points at the resource metadata (RFC 9728), so an MCP client can discover how to authenticate.
-    if (code === 'unauthorized') reply.header('www-authenticate', bearerChallenge(request));
-    return reply.code(status).send(errorBody(code, request.id));
-  });
-
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody('not_found', request.id)),
-  );
-}
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, ERRORS, errorBody, errorCodeOf, type ErrorCode } from '../errors.js';
+import type { ServerOrigin } from './server-origin.js';
 
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
-/** This server's origin as the client reached it. */
-export function originOf(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The RFC 9728 metadata a 401 from this route points at (default: the API's). */
+    resourceMetadataPath?: string;
+  }
 }
 
-export function bearerChallenge(request: FastifyRequest): string {
-  return `Bearer realm="vms-read", resource_metadata="${originOf(request)}${RESOURCE_METADATA_PATH}"`;
+/** Fastify's own client errors: an oversized body is 413, any other is a strictness failure. */
+function reasonOfFastifyError(error: FastifyError): ErrorCode | null {
+  if (error instanceof ApiError) return null;
+  const status = error.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  return error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'payload_too_large' : 'not_found';
+}
+
+export type ErrorAnswer = (
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => FastifyReply;
+
+/**
+ * The one error answer of the REST shape: documented errors keep their status and headers;
+ * Fastify's client errors become 413 or 404; the rest is 500 `internal` or 503, logged, with no
+ * stack or SQL in the body.
+ */
+export function errorAnswer(origin: ServerOrigin): ErrorAnswer {
+  return (error, request, reply) => {
+    const reason = reasonOfFastifyError(error) ?? errorCodeOf(error);
+    const { status } = ERRORS[reason];
+    if (status >= 500) request.log[status === 500 ? 'error' : 'warn']({ err: error }, reason);
+    if (status === 503) reply.header('retry-after', '1');
+    if (error instanceof ApiError) reply.headers(error.headers);
+    // 401 points at the resource metadata (RFC 9728), so a client can discover how to authenticate.
+    if (reason === 'unauthorized') {
+      const path = request.routeOptions.config.resourceMetadataPath ?? RESOURCE_METADATA_PATH;
+      reply.header(
+        'www-authenticate',
+        `Bearer realm="vms-read", resource_metadata="${origin.own()}${path}"`,
+      );
+    }
+    return reply.code(status).send(errorBody(reason, request.id));
+  };
+}
+
+export function installErrorHandling(app: FastifyInstance, answer: ErrorAnswer): void {
+  app.setErrorHandler(answer);
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody('not_found', request.id)),
+  );
 }

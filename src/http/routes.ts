@@ -3,11 +3,14 @@ import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';
+import { authorizationOf } from './authorization.js';
 import { envelopeSerializer } from './envelope-serializer.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    /** When the request arrived (monotonicNow()): deadlines count from here. */
+    receivedAt: number;
   }
 }
 
@@ -16,10 +19,20 @@ function hasRepeatedParameter(query: unknown): boolean {
   return Object.values(query as Record<string, unknown>).some(Array.isArray);
 }
 
+/** Authentication and quota, before the body is parsed: a bad token is 401 whatever the body. */
+export async function authenticateAndAdmit(
+  executor: Executor,
+  request: FastifyRequest,
+): Promise<void> {
+  const principal = await executor.authenticate(authorizationOf(request), request.receivedAt);
+  executor.admit(principal);
+  request.principal = principal;
+}
+
 /**
- * Mounts one operation as a route. Authentication and quota run in `onRequest`, before the body
- * is parsed, so a bad token is 401 whatever the body; strictness, scope and the operation follow
- * in the executor. Validation is the executor's (shared with MCP), not Fastify's.
+ * Mounts one operation as a route. Authentication and quota run in `onRequest`; strictness,
+ * scope and the operation follow in the executor. Validation is the executor's (shared with
+ * MCP), not Fastify's.
  */
 export function mountOperation(
   app: FastifyInstance,
@@ -30,17 +43,13 @@ export function mountOperation(
   app.route({
     method: operation.method,
     url: operation.path,
-    onRequest: async (request: FastifyRequest) => {
-      const principal = await executor.authenticate(request.headers.authorization);
-      executor.admit(principal);
-      request.principal = principal;
-    },
+    onRequest: (request) => authenticateAndAdmit(executor, request),
     handler: async (request, reply) => {
       const principal = request.principal as Principal;
       let input: unknown;
       if (operation.method === 'GET') {
         if (hasRepeatedParameter(request.query)) throw new ApiError('not_found');
-        input = { ...(request.query as object) };
+        input = request.query;
       } else {
         // A POST takes its input from the body alone: any query parameter is unknown.
         if (Object.keys(request.query as object).length > 0) throw new ApiError('not_found');
@@ -49,7 +58,10 @@ export function mountOperation(
         }
         input = request.body;
       }
-      const data = await executor.run(operation, principal, input, operation.method === 'GET');
+      const data = await executor.run(operation, principal, input, {
+        fromQueryString: operation.method === 'GET',
+        receivedAt: request.receivedAt,
+      });
       return reply.type('application/json; charset=utf-8').send(serialize(data, request.id));
     },
   });

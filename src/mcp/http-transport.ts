@@ -1,69 +1,88 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.js';
 import { SCOPES } from '../auth/scopes.js';
 import { ApiError, errorBody } from '../errors.js';
-import { originOf, RESOURCE_METADATA_PATH } from '../http/error-handling.js';
+import type { ErrorAnswer } from '../http/error-handling.js';
+import { RESOURCE_METADATA_PATH } from '../http/error-handling.js';
+import { authenticateAndAdmit } from '../http/routes.js';
+import type { ServerOrigin } from '../http/server-origin.js';
 import type { Executor } from '../operations/executor.js';
+import { guardTransport, JSON_RPC, jsonRpcErrorBody } from './protocol-errors.js';
 import { createMcpServer } from './server.js';
 import type { Toolset } from './tools.js';
 
-export interface McpHttpOptions {
-  /** Origins besides the server's own that may call /mcp from a browser (VMS_READ_ALLOWED_ORIGINS). */
-  allowedOrigins: readonly string[];
+const MCP_PATH = '/mcp';
+const MCP_METADATA_PATH = `${RESOURCE_METADATA_PATH}${MCP_PATH}`;
+
+/**
+ * DNS rebinding and cross-site calls (DESIGN §4.10): a browser's Origin must be this server's own
+ * or listed, and on a loopback address the Host must be a loopback name. Checked here rather
+ * than by the SDK's `enableDnsRebindingProtection`, whose 403 quotes the refused header back.
+ */
+function checkOriginAndHost(request: FastifyRequest, origin: ServerOrigin): void {
+  const browserOrigin = request.headers.origin;
+  if (!origin.allowsHost(request.headers.host)) throw new ApiError('origin_refused');
+  if (browserOrigin !== undefined && !origin.allowsOrigin(browserOrigin))
+    throw new ApiError('origin_refused');
 }
 
-export function allowedOriginsFromEnv(value = process.env.VMS_READ_ALLOWED_ORIGINS): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean);
-}
-
-/** A browser's Origin must be this server's own or listed; a request without Origin is not from a browser. */
-function checkOrigin(request: FastifyRequest, allowed: readonly string[]): void {
-  const origin = request.headers.origin;
-  if (origin === undefined) return;
-  if (origin !== originOf(request) && !allowed.includes(origin)) throw new ApiError('forbidden');
+/** Body errors on /mcp are JSON-RPC errors; every other error has the REST shape. */
+function mcpErrorAnswer(rest: ErrorAnswer): ErrorAnswer {
+  return (error: FastifyError, request, reply) => {
+    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+      return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.parseError));
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return reply.code(415).send(jsonRpcErrorBody(JSON_RPC.mediaType));
+    return rest(error, request, reply);
+  };
 }
 
 /**
- * Streamable HTTP at POST /mcp, stateless: each request gets its own server and transport, bound
- * to the caller's bearer token; every tool call then goes through the executor like HTTP does.
- * Also serves the RFC 9728 resource metadata that 401 challenges point at.
+ * Streamable HTTP at POST /mcp, stateless: each request is authenticated and counted against the
+ * quota once (initialize, tools/list and ping included), then gets its own server and transport;
+ * tool calls go through the executor like HTTP does. Also serves the RFC 9728 resource metadata
+ * that 401 challenges point at: the API's at the root, the MCP endpoint's under /mcp.
  */
 export function mountMcpHttp(
   app: FastifyInstance,
   executor: Executor,
   toolset: Toolset,
-  options: McpHttpOptions,
+  origin: ServerOrigin,
+  errorAnswer: ErrorAnswer,
 ): void {
-  const metadata = (request: FastifyRequest) => ({
-    resource: originOf(request),
-    resource_name: 'vms-read',
+  const metadata = (resourcePath: string) => ({
+    resource: `${origin.own()}${resourcePath}`,
+    resource_name: resourcePath ? 'vms-read MCP' : 'vms-read API',
     bearer_methods_supported: ['header'],
     scopes_supported: [...SCOPES],
   });
-  app.get(RESOURCE_METADATA_PATH, async (request) => metadata(request));
-  app.get(`${RESOURCE_METADATA_PATH}/mcp`, async (request) => metadata(request));
+  app.get(RESOURCE_METADATA_PATH, async () => metadata(''));
+  app.get(MCP_METADATA_PATH, async () => metadata(MCP_PATH));
 
   app.route({
     method: ['GET', 'DELETE', 'PUT', 'PATCH'],
-    url: '/mcp',
+    url: MCP_PATH,
     handler: async (request, reply) =>
       reply.code(405).header('allow', 'POST').send(errorBody('method_not_allowed', request.id)),
   });
 
-  app.post('/mcp', {
+  app.post(MCP_PATH, {
+    config: { resourceMetadataPath: MCP_METADATA_PATH },
+    errorHandler: mcpErrorAnswer(errorAnswer),
     onRequest: async (request) => {
-      checkOrigin(request, options.allowedOrigins);
-      await executor.authenticate(request.headers.authorization);
+      checkOriginAndHost(request, origin);
+      await authenticateAndAdmit(executor, request);
     },
     handler: async (request, reply) => {
-      const server = createMcpServer(executor, toolset, request.headers.authorization);
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
+      if (Array.isArray(request.body))
+        return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.batch));
+      const principal = request.principal as Principal;
+      const { receivedAt } = request;
+      const server = createMcpServer(executor, toolset, async () => ({ principal, receivedAt }));
+      const transport = guardTransport(
+        new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true }),
+      );
       reply.raw.on('close', () => {
         void transport.close();
         void server.close();

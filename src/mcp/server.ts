@@ -1,8 +1,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  RequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Executor } from '../operations/executor.js';
-import { callTool, type Toolset } from './tools.js';
+import { callTool, type Caller, type Toolset } from './tools.js';
 
 export const SERVER_INFO = { name: 'vms-read', version: '0.1.0' };
 
@@ -15,23 +19,23 @@ export const INSTRUCTIONS =
 // One validator for every server: the SDK would otherwise build a new Ajv per (per-request) server.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
+// tools/call with its params left loose: callTool checks them itself and answers a fixed
+// -32602, where the SDK's schema would answer with a message listing what was wrong.
+const LooseCallToolRequest = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
+
 /**
- * An MCP server over the registry: one loop registers every operation as a tool. `authorization`
- * is the bearer header of the caller (per HTTP request, or the stdio token).
+ * An MCP server over the registry: one loop registers every operation as a tool. `caller` says
+ * who calls (per HTTP request, or the stdio token).
  */
-export function createMcpServer(
-  executor: Executor,
-  toolset: Toolset,
-  authorization: string | undefined,
-): Server {
+export function createMcpServer(executor: Executor, toolset: Toolset, caller: Caller): Server {
   const server = new Server(SERVER_INFO, {
     jsonSchemaValidator,
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolset.tools }));
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
-    callTool(executor, toolset, authorization, request.params.name, request.params.arguments),
+  server.setRequestHandler(LooseCallToolRequest, (request) =>
+    callTool(executor, toolset, caller, request.params),
   );
   return server;
 }

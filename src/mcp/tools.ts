@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import {
-  McpError,
-  ErrorCode,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../auth/principal.js';
+import { monotonicNow } from '../deadline.js';
 import { errorBody, errorCodeOf } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';
+import { JSON_RPC, ProtocolError } from './protocol-errors.js';
 
 const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
@@ -39,30 +37,56 @@ export function toolsetOf(operations: readonly AnyOperation[]): Toolset {
 }
 
 /**
- * Runs a tool through the same executor as HTTP (auth, quota, strictness, scope, visibility).
- * A refusal is a normal result; what HTTP answers with 401/403/404/429/5xx becomes `isError`
- * with the error body as text. An unknown tool is a protocol error, not a result.
+ * Who is calling and when the request arrived: each transport knows this its own way (HTTP once
+ * per POST, already authenticated and counted; stdio per call, from its token).
+ */
+export type Caller = () => Promise<{ principal: Principal; receivedAt: number }>;
+
+/** A caller that authenticates one token, and counts it against its quota, on every call (stdio). */
+export function callerWithToken(executor: Executor, token: string): Caller {
+  return async () => {
+    const receivedAt = monotonicNow();
+    const principal = await executor.authenticate(`Bearer ${token}`, receivedAt);
+    executor.admit(principal);
+    return { principal, receivedAt };
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Runs a tool through the same executor as HTTP (strictness, scope, visibility). A refusal is a
+ * normal result; what HTTP answers with 401/403/404/429/5xx becomes `isError` with the error
+ * body as text. Malformed params and an unknown tool are protocol errors, not results.
  */
 export async function callTool(
   executor: Executor,
   { byName }: Toolset,
-  authorization: string | undefined,
-  name: string,
-  args: unknown,
+  caller: Caller,
+  params: unknown,
 ): Promise<CallToolResult> {
-  const operation = byName.get(name);
-  if (!operation) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  if (!isObject(params) || typeof params.name !== 'string')
+    throw new ProtocolError(JSON_RPC.toolCallParams);
+  const args = params.arguments ?? {};
+  if (!isObject(args)) throw new ProtocolError(JSON_RPC.toolCallParams);
+  const operation = byName.get(params.name);
+  if (!operation) throw new ProtocolError(JSON_RPC.unknownTool);
   const requestId = randomUUID();
   try {
-    const data = await executor.call(operation, authorization, args ?? {});
+    const { principal, receivedAt } = await caller();
+    const data = await executor.run(operation, principal, args, {
+      fromQueryString: false,
+      receivedAt,
+    });
     return {
       content: [{ type: 'text', text: JSON.stringify({ data, request_id: requestId }) }],
       structuredContent: data as Record<string, unknown>,
     };
   } catch (error) {
-    const code = errorCodeOf(error);
     return {
-      content: [{ type: 'text', text: JSON.stringify(errorBody(code, requestId)) }],
+      content: [{ type: 'text', text: JSON.stringify(errorBody(errorCodeOf(error), requestId)) }],
       isError: true,
     };
   }

@@ -3,11 +3,14 @@ import addFormatsModule from 'ajv-formats';
 import { PrincipalCache } from '../auth/principal-cache.js';
 import type { Principal } from '../auth/principal.js';
 import type { Quota } from '../auth/quota.js';
-import { ApiError } from '../errors.js';
+import { monotonicNow, withDeadline } from '../deadline.js';
+import { ApiError, ReportTimeoutError, StoreUnavailableError } from '../errors.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { CatalogCache } from '../semantic/catalog-cache.js';
 import type { Store } from '../store/store.js';
 import type { AnyOperation } from './operation.js';
+import { typedQuery } from './query-string.js';
+import type { ReportGate } from './report-gate.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -18,14 +21,28 @@ export interface ExecutorDeps {
   quota: Quota;
   now: () => Date;
   catalogs: CatalogCache;
+  /** Time limit of a report request, from its receipt to its answer. */
   reportTimeoutMs: number;
+  /** How long any other request may wait on the store before it is answered 503 (DESIGN §4.1). */
+  storeTimeoutMs: number;
+  /** Admission of report queries: bounded concurrency and waiting. */
+  reports: ReportGate;
 }
 
-function validatorFactory(coerceTypes: boolean) {
-  // removeAdditional stays off: an unknown member is a strictness error, never silently dropped.
+/** How a request reached the executor. */
+export interface Arrival {
+  /** Query parameters (text, typed by the schema) rather than JSON. */
+  fromQueryString: boolean;
+  /** When the request was received (monotonicNow()); deadlines count from here. */
+  receivedAt: number;
+}
+
+function validatorFactory() {
+  // No coercion (query parameters are typed by typedQuery) and removeAdditional off: an unknown
+  // member is a strictness error, never silently dropped.
   const ajv = addFormats(
     new Ajv({
-      coerceTypes,
+      coerceTypes: false,
       removeAdditional: false,
       useDefaults: false,
       strict: false,
@@ -43,19 +60,28 @@ function validatorFactory(coerceTypes: boolean) {
   };
 }
 
+const storeLate = () => new StoreUnavailableError('the store did not answer in time');
+const reportLate = () => new ReportTimeoutError();
+
 /**
  * The one path to the data, shared by HTTP and MCP, in DESIGN §4.1's order:
  * authentication (401) → quota (429) → strictness (404) → scope and role (403) → operation.
+ * Every step that waits on the store is bounded from the request's receipt: the store's answer
+ * time for ordinary requests, the report time limit for reports.
  */
 export class Executor {
-  private readonly queryValidator = validatorFactory(true);
-  private readonly jsonValidator = validatorFactory(false);
+  private readonly validator = validatorFactory();
   private readonly principals = new PrincipalCache();
 
   constructor(readonly deps: ExecutorDeps) {}
 
-  authenticate(authorization: string | undefined): Promise<Principal> {
-    return this.principals.resolve(this.deps.store, authorization, this.deps.now());
+  authenticate(authorization: string | undefined, receivedAt = monotonicNow()): Promise<Principal> {
+    const { store, now, storeTimeoutMs } = this.deps;
+    return withDeadline(
+      this.principals.resolve(store, authorization, now()),
+      receivedAt + storeTimeoutMs - monotonicNow(),
+      storeLate,
+    );
   }
 
   /** Counts one request against the token's quota; throws 429 when it is spent. */
@@ -64,18 +90,17 @@ export class Executor {
     if (wait > 0) throw new ApiError('rate_limited', { 'retry-after': String(wait) });
   }
 
-  /**
-   * Validates and runs an operation for an authenticated, admitted principal.
-   * `fromQueryString` coerces string values (HTTP query parameters); JSON input is taken as typed.
-   */
+  /** Validates and runs an operation for an authenticated, admitted principal. */
   async run(
     operation: AnyOperation,
     principal: Principal,
-    input: unknown,
-    fromQueryString: boolean,
+    rawInput: unknown,
+    arrival: Arrival,
   ): Promise<unknown> {
-    const validate = (fromQueryString ? this.queryValidator : this.jsonValidator)(operation);
-    if (!validate(input) || (operation.refine && !operation.refine(input)))
+    const input = arrival.fromQueryString
+      ? typedQuery(operation.input, rawInput as Record<string, unknown>)
+      : rawInput;
+    if (!this.validator(operation)(input) || (operation.refine && !operation.refine(input)))
       throw new ApiError('not_found');
     if (!principal.scopes.has(operation.scope)) {
       throw new ApiError('insufficient_scope', {
@@ -83,22 +108,14 @@ export class Executor {
       });
     }
     if (operation.staffOnly && principal.role !== 'staff') throw new ApiError('forbidden');
-    const { workspace } = principal;
-    const { store, cursors, now, catalogs, reportTimeoutMs } = this.deps;
-    return operation.run(
-      { store, principal, workspace, cursors, now, catalogs, reportTimeoutMs },
+    const { store, cursors, now, catalogs, reports, reportTimeoutMs, storeTimeoutMs } = this.deps;
+    const reportDeadline = arrival.receivedAt + reportTimeoutMs;
+    const answer = operation.run(
+      { store, principal, workspace: principal.workspace, cursors, now, catalogs, reports, reportDeadline },
       input,
     );
-  }
-
-  /** Authenticate, admit and run in one call: what a transport without hooks (MCP) uses. */
-  async call(
-    operation: AnyOperation,
-    authorization: string | undefined,
-    input: unknown,
-  ): Promise<unknown> {
-    const principal = await this.authenticate(authorization);
-    this.admit(principal);
-    return this.run(operation, principal, input, false);
+    return operation.runsReports
+      ? withDeadline(answer, reportDeadline - monotonicNow(), reportLate)
+      : withDeadline(answer, arrival.receivedAt + storeTimeoutMs - monotonicNow(), storeLate);
   }
 }

@@ -4,6 +4,7 @@ import type { Scope } from '../auth/scopes.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { CatalogCache } from '../semantic/catalog-cache.js';
 import type { Store, Workspace } from '../store/store.js';
+import type { ReportGate } from './report-gate.js';
 
 /** What an operation's handler may use: nothing transport-specific. */
 export interface OperationContext {
@@ -13,8 +14,10 @@ export interface OperationContext {
   cursors: CursorCodec;
   now: () => Date;
   catalogs: CatalogCache;
-  /** Time limit of one report query. */
-  reportTimeoutMs: number;
+  /** Admission of report queries (bounded concurrency and waiting). */
+  reports: ReportGate;
+  /** When a report must have answered (a monotonicNow() instant): receipt plus the time limit. */
+  reportDeadline: number;
 }
 
 /**
@@ -28,6 +31,8 @@ export interface Operation<Input = never> {
   scope: Scope;
   /** Report operations: worker and billing-entity tokens get 403 `forbidden`. */
   staffOnly: boolean;
+  /** Runs report queries: bounded by the report time limit rather than the store's answer time. */
+  runsReports?: boolean;
   /** Written for a model choosing a tool: what it returns, its scope, how paging works. */
   description: string;
   /** Query parameters (GET) or JSON body (POST). */

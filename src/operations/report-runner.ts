@@ -90,7 +90,9 @@ export async function runReportQuery(
     },
     { offset, take: take + 1 },
   );
-  const raw = await ctx.store.runReport(compiled.sql, compiled.params, ctx.reportTimeoutMs);
+  const raw = await ctx.reports.run(ctx.reportDeadline, (remainingMs) =>
+    ctx.store.runReport(compiled.sql, compiled.params, remainingMs),
+  );
   const more = raw.length > take;
   const rows = shapeRows(plan, raw.slice(0, take), operationId);
   const truncatedBy = more ? (take < remaining ? 'row_budget' : 'query_limit') : null;

@@ -47,6 +47,7 @@ export const runSemanticQuery: Operation<{ query: Query; period?: Period; cursor
   path: '/api/v1/reports/query',
   scope: 'read:financial',
   staffOnly: true,
+  runsReports: true,
   description:
     'Runs a typed aggregate query: {query: {metrics, dimensions?, filters?, timeGrain?, timeRange?, order?, limit?}, period?, cursor?}. ' +
     'All metrics must read the same view. Returns {status ok|empty, rows, columns, truncated, truncatedBy, nextCursor, catalogVersion, ' +
@@ -145,6 +146,7 @@ export const runSavedQuery: Operation<{ savedQueryId: string; cursor?: string }>
   path: '/api/v1/reports/saved-queries/run',
   scope: 'read:financial',
   staffOnly: true,
+  runsReports: true,
   description:
     "Runs a saved query by id ({savedQueryId, cursor?}) with this token's access against the current catalog. Returns savedQuery " +
     '{id, name, kind} plus the fields of run_semantic_query, with the same truncation and cursors; refusals: not_found, ' +

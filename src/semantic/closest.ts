@@ -24,18 +24,16 @@ const tokens = (key: string) =>
 
 /**
  * Enabled metric keys nearest an unknown one (DESIGN §4.8): by edit distance, helped by shared
- * `_`-separated tokens; best first, at most five, only plausible ones.
+ * `_`-separated tokens; best first, at most five. Never empty while there is a candidate: an
+ * agent told "no such metric" needs somewhere to go, even when nothing looks alike.
  */
 export function closestMetrics(wanted: string, candidates: Iterable<string>, max = 5): string[] {
   const want = wanted.toLowerCase();
   const wantTokens = tokens(want);
   const scored: { key: string; score: number }[] = [];
   for (const key of candidates) {
-    const distance = editDistance(want, key);
     const shared = [...tokens(key)].filter((t) => wantTokens.has(t)).length;
-    const plausible =
-      shared > 0 || distance <= Math.max(2, Math.floor(Math.max(want.length, key.length) / 2));
-    if (plausible) scored.push({ key, score: distance - 3 * shared });
+    scored.push({ key, score: editDistance(want, key) - 3 * shared });
   }
   scored.sort((a, b) => a.score - b.score || (a.key < b.key ? -1 : 1));
   return scored.slice(0, max).map((s) => s.key);

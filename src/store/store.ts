@@ -69,6 +69,8 @@ export interface NewToken extends Omit<TokenRow, 'revokedAt'> {
  */
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
+  /** How many report queries it runs at once (report workers or report connections). */
+  readonly reportConcurrency: number;
   /** Creates or upgrades the schema. */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -126,7 +128,10 @@ export interface Store {
     config: ProgramConfig,
     at: string,
   ): Promise<void>;
-  /** Runs a compiled report query within a time limit; rejects with ReportTimeoutError past it. */
+  /**
+   * Runs a compiled report query within a time limit; rejects with ReportTimeoutError past it.
+   * Callers keep at most `reportConcurrency` of these running at once (the ReportGate).
+   */
   runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]>;
 
   /** Saved queries in (pinned_at, id) order after a position, optionally of one kind. */

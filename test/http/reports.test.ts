@@ -258,6 +258,13 @@ for (const dialect of DIALECTS) {
         assert.equal(data.closestMetrics[0], 'spend');
         assert.ok(data.closestMetrics.length <= 5);
       });
+      it('never answers an empty closestMetrics for an unknown metric that resembles nothing', async () => {
+        const data = (
+          await post(h.app, QUERY, h.tokens.staff, { query: { metrics: ['zzzzzzzzzzzzzzzzzzzz'] } })
+        ).body.data;
+        assert.equal(data.code, 'unknown_metric');
+        assert.equal(data.closestMetrics.length, 5);
+      });
       it('refuses a metric the workspace has not enabled with metric_unavailable', async () => {
         const answer = await post(h.app, QUERY, teamStaff, {
           query: { metrics: ['credit_note_rate'] },

@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { toolsetOf } from '../../src/mcp/tools.js';
+import { callerWithToken, toolsetOf } from '../../src/mcp/tools.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
 import { createExecutor } from '../../src/service.js';
 import { startHarness, type Harness, DIALECTS } from '../support/harness.js';
@@ -26,7 +26,7 @@ for (const dialect of DIALECTS) {
         secret: 'test-secret',
         quotaPerMinute: 0,
       });
-      const server = createMcpServer(executor, toolsetOf(OPERATIONS), `Bearer ${token}`);
+      const server = createMcpServer(executor, toolsetOf(OPERATIONS), callerWithToken(executor, token));
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await server.connect(serverSide);
       const client = newClient();
@@ -94,7 +94,7 @@ for (const dialect of DIALECTS) {
         secret: 'test-secret',
         quotaPerMinute: 0,
       });
-      const server = createMcpServer(executor, broken, `Bearer ${h.tokens.staff}`);
+      const server = createMcpServer(executor, broken, callerWithToken(executor, h.tokens.staff));
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await server.connect(serverSide);
       const client = newClient();

@@ -124,15 +124,15 @@ for (const dialect of DIALECTS) {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       });
 
-    it('answers 401 with a challenge pointing at the resource metadata without a token', async () => {
+    it('answers 401 with a challenge pointing at the MCP endpoint\'s resource metadata (RFC 9728)', async () => {
       const response = await rpc({});
       assert.equal(response.status, 401);
       assert.equal((await response.json()).error.code, 'unauthorized');
       const challenge = response.headers.get('www-authenticate') ?? '';
       const url = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
-      assert.equal(url, `${base}/.well-known/oauth-protected-resource`);
+      assert.equal(url, `${base}/.well-known/oauth-protected-resource/mcp`);
       const metadata = await (await fetch(url as string)).json();
-      assert.equal(metadata.resource, base);
+      assert.equal(metadata.resource, `${base}/mcp`);
       assert.deepEqual(metadata.bearer_methods_supported, ['header']);
       assert.ok(metadata.scopes_supported.includes('read:financial'));
     });

@@ -294,7 +294,7 @@ describe('validateQuery: closestMetrics', () => {
       configCatalog(['overtime_hours', 'spend']),
     );
     assert.equal(result.code, 'metric_unavailable');
-    assert.deepEqual(result.closestMetrics, ['overtime_hours']);
+    assert.deepEqual(result.closestMetrics, ['overtime_hours', 'spend']);
   });
 
   it('never suggests evaluative metrics, even when they are the nearest keys', () => {
@@ -334,7 +334,11 @@ describe('closestMetrics', () => {
   const keys = Object.keys(DEFAULT_METRICS).filter((k) => !EVALUATIVE.includes(k));
 
   it('ranks by edit distance, best first', () => {
-    assert.deepEqual(closestMetrics('spnd', ['labor_spend', 'spent', 'spend']), ['spend', 'spent']);
+    assert.deepEqual(closestMetrics('spnd', ['labor_spend', 'spent', 'spend']), [
+      'spend',
+      'spent',
+      'labor_spend',
+    ]);
   });
 
   it('breaks ties by key so the answer is deterministic', () => {
@@ -343,16 +347,21 @@ describe('closestMetrics', () => {
 
   it('credits shared tokens (hours finds the hours metrics)', () => {
     const result = closestMetrics('hours', keys);
+    const hours = keys.filter((k) => k.split('_').includes('hours'));
     assert.ok(result.includes('hours_worked'));
-    assert.ok(result.every((k) => k.includes('hours')));
+    assert.deepEqual(result.slice(0, hours.length).sort(), [...hours].sort());
   });
 
   it('is case-insensitive on the wanted key', () => {
     assert.equal(closestMetrics('SPEND', keys)[0], 'spend');
   });
 
-  it('returns nothing for a key unlike any candidate', () => {
-    assert.deepEqual(closestMetrics('qqqqqqqqqqqqqqqq', keys), []);
+  it('still answers the nearest five for a key unlike any candidate (DESIGN §4.8)', () => {
+    const result = closestMetrics('qqqqqqqqqqqqqqqq', keys);
+    assert.equal(result.length, 5);
+    for (const key of result) assert.ok(keys.includes(key));
+    assert.deepEqual(closestMetrics('qqqqqqqqqqqqqqqq', ['spend']), ['spend']);
+    assert.deepEqual(closestMetrics('anything', []), []);
   });
 
   it('caps the list at 5 even with many plausible candidates', () => {

@@ -37,7 +37,7 @@ describe(
       await admin.query('CREATE DATABASE faults');
       await admin.end();
       store = new PostgresStore(cluster.url.replace(/\/postgres$/, '/faults'), {
-        connectTimeoutMs: 1000,
+        answerTimeoutMs: 1000,
       });
       await store.migrate();
       await seedStore(store, TINY);

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { ReportTimeoutError, StoreUnavailableError } from '../../errors.js';
 import type { SeedSink } from '../../seed/sink.js';
@@ -5,7 +6,7 @@ import { MIGRATIONS, type DataTable } from '../schema.js';
 import { SqlStore } from '../sql-store.js';
 import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';
 import type { Row } from '../store.js';
-import { postgresDdl, toPostgresPlaceholders } from './postgres-sql.js';
+import { postgresDdl, toPostgresParams, toPostgresPlaceholders } from './postgres-sql.js';
 
 /** Errors that mean the database is out of reach, not that the query was wrong. */
 const UNAVAILABLE_CODES = new Set([
@@ -24,13 +25,19 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 const QUERY_CANCELED = '57014';
 
-function translate(error: unknown): Error {
+/**
+ * A pg error as the service answers it: out of reach (refused, dropped, or no answer in time on
+ * the client side) is StoreUnavailableError (503); a report cancelled by its statement_timeout is
+ * ReportTimeoutError; a point query cancelled by the server's statement_timeout is unavailable.
+ */
+function translate(error: unknown, report = false): Error {
   const code = (error as { code?: string }).code;
   const message = (error as Error).message ?? '';
-  if (code === QUERY_CANCELED) return new ReportTimeoutError();
+  if (code === QUERY_CANCELED)
+    return report ? new ReportTimeoutError() : new StoreUnavailableError(message);
   if (
     (code && UNAVAILABLE_CODES.has(code)) ||
-    /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/i.test(
+    /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error|Query read timeout/i.test(
       message,
     )
   ) {
@@ -42,55 +49,73 @@ function translate(error: unknown): Error {
 export interface PostgresOptions {
   /** Connections in the pool (per instance). */
   poolSize?: number;
-  /** How long to wait for a connection before answering 503. */
-  connectTimeoutMs?: number;
+  /**
+   * How long the database may take to give a connection or answer a query before the request
+   * gets 503: the pool's connection timeout, every query's client-side timeout and the server's
+   * statement_timeout for point queries. Default 2 s (DESIGN §4.1).
+   */
+  answerTimeoutMs?: number;
 }
+
+/** Client-side timeout added to a report's own limit: the server cancels first when it can. */
+const REPORT_GRACE_MS = 1000;
 
 /**
  * The server store: `pg` with a pool, the shared SQL with `?` numbered into `$n`, text columns in
  * the "C" collation so orders are code-point orders as on SQLite, and report queries under a
- * server-side statement_timeout.
+ * server-side statement_timeout. Every query on every pool is bounded on both sides, so a
+ * database that stops answering (or a frozen one) costs a request 503, never a hang, and the
+ * connections it held are dropped and replaced when the database answers again.
  */
 export class PostgresStore extends SqlStore {
   readonly dialect = 'postgres' as const;
+  readonly reportConcurrency: number;
   readonly pool: pg.Pool;
   private readonly reportPool: pg.Pool;
-  private readonly sqlCache = new Map<string, string>();
+  private readonly answerTimeoutMs: number;
+  // Placeholder numbering per SQL text; report SQL has many shapes, so the cache is bounded.
+  private readonly sqlCache = new LRUCache<string, string>({ max: 512 });
 
   constructor(
     readonly url: string,
     options: PostgresOptions = {},
   ) {
     super();
+    this.answerTimeoutMs = options.answerTimeoutMs ?? 2000;
     const common = {
       connectionString: url,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 2000,
+      connectionTimeoutMillis: this.answerTimeoutMs,
       idleTimeoutMillis: 30_000,
+      keepAlive: true,
     };
-    this.pool = new pg.Pool({ ...common, max: options.poolSize ?? 10 });
-    // Reports get their own small pool, so a slow aggregate never holds up point reads.
-    this.reportPool = new pg.Pool({
+    this.pool = new pg.Pool({
       ...common,
-      max: Math.max(2, Math.ceil((options.poolSize ?? 10) / 4)),
+      max: options.poolSize ?? 10,
+      query_timeout: this.answerTimeoutMs,
+      statement_timeout: this.answerTimeoutMs,
     });
+    // Reports get their own small pool, so a slow aggregate never holds up point reads. Their
+    // timeouts are set per query: the report's own limit, and the answer time for the rest.
+    this.reportConcurrency = Math.max(2, Math.ceil((options.poolSize ?? 10) / 4));
+    this.reportPool = new pg.Pool({ ...common, max: this.reportConcurrency });
     // A dropped idle connection is not a crash: the next query gets a fresh one or a 503.
     this.pool.on('error', () => {});
     this.reportPool.on('error', () => {});
   }
 
-  private text(sql: string): string {
-    let numbered = this.sqlCache.get(sql);
-    if (numbered === undefined) {
-      numbered = toPostgresPlaceholders(sql);
-      this.sqlCache.set(sql, numbered);
+  /** The query config pg takes: `$n` placeholders, parameters as PostgreSQL can hold them. */
+  private query(sql: string, params: readonly unknown[], timeoutMs = this.answerTimeoutMs) {
+    let text = this.sqlCache.get(sql);
+    if (text === undefined) {
+      text = toPostgresPlaceholders(sql);
+      this.sqlCache.set(sql, text);
     }
-    return numbered;
+    return { text, values: toPostgresParams(params), query_timeout: timeoutMs };
   }
 
   async all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
     try {
-      return (await this.pool.query({ text: this.text(sql), values: params as unknown[] }))
-        .rows as Row[];
+      return (await this.pool.query(this.query(sql, params))).rows as Row[];
     } catch (error) {
       throw translate(error);
     }
@@ -98,23 +123,20 @@ export class PostgresStore extends SqlStore {
 
   async run(sql: string, params: readonly unknown[] = []): Promise<number> {
     try {
-      return (
-        (await this.pool.query({ text: this.text(sql), values: params as unknown[] })).rowCount ?? 0
-      );
+      return (await this.pool.query(this.query(sql, params))).rowCount ?? 0;
     } catch (error) {
       throw translate(error);
     }
   }
 
+  /** Admin writes (clearing data, rebuilding report facts): on a connection without timeouts. */
   async transaction(work: (tx: Pick<SqlStore, 'all' | 'run'>) => Promise<void>): Promise<void> {
-    const client = await this.pool
-      .connect()
-      .catch((error: unknown) => Promise.reject(translate(error)));
+    const client = await this.adminClient();
     const tx = {
       all: async (sql: string, params: readonly unknown[] = []) =>
-        (await client.query({ text: this.text(sql), values: params as unknown[] })).rows as Row[],
+        (await client.query(this.query(sql, params, 0))).rows as Row[],
       run: async (sql: string, params: readonly unknown[] = []) =>
-        (await client.query({ text: this.text(sql), values: params as unknown[] })).rowCount ?? 0,
+        (await client.query(this.query(sql, params, 0))).rowCount ?? 0,
     };
     try {
       await client.query('BEGIN');
@@ -124,14 +146,12 @@ export class PostgresStore extends SqlStore {
       await client.query('ROLLBACK').catch(() => {});
       throw translate(error);
     } finally {
-      client.release();
+      await client.end();
     }
   }
 
   async migrate(): Promise<void> {
-    const client = await this.pool
-      .connect()
-      .catch((error: unknown) => Promise.reject(translate(error)));
+    const client = await this.adminClient();
     try {
       // One migrator at a time across instances.
       await client.query('SELECT pg_advisory_lock(7468)');
@@ -149,8 +169,22 @@ export class PostgresStore extends SqlStore {
       throw translate(error);
     } finally {
       await client.query('SELECT pg_advisory_unlock(7468)').catch(() => {});
-      client.release();
+      await client.end();
     }
+  }
+
+  /**
+   * A connection of its own, outside the pools and without their timeouts, for work that
+   * legitimately takes long: migrations and bulk loads (seed, import), run by the CLI.
+   */
+  private async adminClient(): Promise<pg.Client> {
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: this.answerTimeoutMs,
+    });
+    client.on('error', () => {});
+    await client.connect().catch((error: unknown) => Promise.reject(translate(error)));
+    return client;
   }
 
   async close(): Promise<void> {
@@ -171,21 +205,27 @@ export class PostgresStore extends SqlStore {
     }
   }
 
-  /** A report under a server-side statement_timeout: PostgreSQL cancels it past the limit. */
+  /**
+   * A report under a server-side statement_timeout (PostgreSQL cancels it past the limit) and a
+   * client-side one a little longer (for a database that does not answer at all).
+   */
   async runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]> {
     let client: pg.PoolClient | undefined;
+    let failure: Error | undefined;
+    const limit = Math.max(1, Math.floor(timeoutMs));
     try {
       client = await this.reportPool.connect();
-      await client.query('BEGIN READ ONLY');
-      await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
-      const result = await client.query({ text: this.text(sql), values: params });
-      await client.query('COMMIT');
+      await client.query(this.query('BEGIN READ ONLY', []));
+      await client.query(this.query(`SET LOCAL statement_timeout = ${limit}`, []));
+      const result = await client.query(this.query(sql, params, limit + REPORT_GRACE_MS));
+      await client.query(this.query('COMMIT', []));
       return result.rows as Row[];
     } catch (error) {
+      failure = translate(error, true);
       await client?.query('ROLLBACK').catch(() => {});
-      throw translate(error);
+      throw failure;
     } finally {
-      client?.release();
+      client?.release(failure);
     }
   }
 
@@ -194,9 +234,7 @@ export class PostgresStore extends SqlStore {
    * parameters each (PostgreSQL's limit is 65,535).
    */
   async openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }> {
-    const client = await this.pool
-      .connect()
-      .catch((error: unknown) => Promise.reject(translate(error)));
+    const client = await this.adminClient();
     await client.query('BEGIN');
     let done = false;
     const end = async (sql: string) => {
@@ -205,7 +243,7 @@ export class PostgresStore extends SqlStore {
       try {
         await client.query(sql);
       } finally {
-        client.release();
+        await client.end();
       }
     };
     return {
@@ -230,7 +268,8 @@ export class PostgresStore extends SqlStore {
       finish: async () => {
         for (const sql of REFRESH_REPORT_FACTS) await client.query(sql);
         await end('COMMIT');
-        await this.pool.query('ANALYZE');
+        const analyze = await this.adminClient();
+        await analyze.query('ANALYZE').finally(() => analyze.end());
       },
       abort: () => end('ROLLBACK'),
     };

@@ -11,6 +11,9 @@ interface Job {
   reject: (error: Error) => void;
 }
 
+/** Report worker threads (each with its own read-only connection). */
+export const REPORT_WORKERS = 2;
+
 /**
  * A few worker threads, each with a read-only connection, that run report queries with a time
  * limit. A query past its limit is answered with ReportTimeoutError at once and its worker is
@@ -25,7 +28,7 @@ export class ReportPool {
 
   constructor(
     private readonly path: string,
-    private readonly size = 2,
+    private readonly size = REPORT_WORKERS,
   ) {}
 
   run(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]> {

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /**
@@ -10,7 +11,9 @@ const db = new Database((workerData as { path: string }).path, {
   fileMustExist: true,
 });
 db.pragma('busy_timeout = 5000');
-const statements = new Map<string, Database.Statement>();
+// Report SQL differs with every query shape (dimensions, filters, order): a bounded cache, so
+// memory stays flat however many distinct shapes arrive.
+const statements = new LRUCache<string, Database.Statement>({ max: 128 });
 
 parentPort?.on('message', ({ id, sql, params }: { id: number; sql: string; params: unknown[] }) => {
   try {

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SeedSink } from '../../seed/sink.js';
@@ -6,17 +7,24 @@ import { MIGRATIONS, type DataTable } from '../schema.js';
 import { SqlStore } from '../sql-store.js';
 import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';
 import type { Row } from '../store.js';
-import { ReportPool } from './report-pool.js';
+import { ReportPool, REPORT_WORKERS } from './report-pool.js';
+
+/** Prepared statements kept per connection: a fixed number, least recently used dropped first. */
+export const STATEMENT_CACHE_SIZE = 256;
 
 /**
- * The embedded store: better-sqlite3 in WAL mode with every statement prepared once and cached.
+ * The embedded store: better-sqlite3 in WAL mode with statements prepared once and cached (a
+ * bounded cache: the shapes of SQL are finite in practice, but memory must not depend on it).
  * better-sqlite3 is synchronous and fast for point reads; report queries, which scan, run on
  * worker threads (ReportPool) so they never block the event loop.
  */
 export class SqliteStore extends SqlStore {
   readonly dialect = 'sqlite' as const;
+  readonly reportConcurrency = REPORT_WORKERS;
   readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new LRUCache<string, Database.Statement>({
+    max: STATEMENT_CACHE_SIZE,
+  });
   private reports: ReportPool | null = null;
   private ownWrites = 0;
   private readonly dataVersion: Database.Statement;

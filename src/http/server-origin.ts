@@ -1,0 +1,83 @@
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+
+export interface OriginConfig {
+  /** The URL clients reach this server at (VMS_READ_PUBLIC_URL), e.g. behind a proxy. */
+  publicUrl?: string;
+  /** Browser origins allowed on /mcp besides the server's own (VMS_READ_ALLOWED_ORIGINS). */
+  allowedOrigins: readonly string[];
+}
+
+/** Who this server is, from configuration and the address it listens on, never from `Host`. */
+export interface ServerOrigin {
+  /** The origin that links to this server use (resource metadata, challenges). */
+  own(): string;
+  /** True for the server's own origins and the configured ones. */
+  allowsOrigin(origin: string): boolean;
+  /** On a loopback address only loopback host names (and the public URL's) may be asked for. */
+  allowsHost(host: string | undefined): boolean;
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+const isLoopback = (address: string) => address === '::1' || address.startsWith('127.');
+
+/** `host[:port]` → host name as the URL parser reads it (`[::1]` keeps its brackets). */
+function hostnameOf(host: string): string | null {
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return null;
+  }
+}
+
+export function serverOrigin(app: FastifyInstance, config: OriginConfig): ServerOrigin {
+  const publicOrigin = config.publicUrl ? new URL(config.publicUrl).origin : undefined;
+  const publicHost = config.publicUrl ? new URL(config.publicUrl).hostname : undefined;
+  // Not listening (tests inject requests): as strict as a loopback server.
+  const listening = () => app.server.address() as AddressInfo | null;
+  const loopback = () => {
+    const address = listening();
+    return address === null || isLoopback(address.address);
+  };
+  const listenOrigins = (): string[] => {
+    const address = listening();
+    if (!address) return [];
+    if (isLoopback(address.address))
+      return LOOPBACK_NAMES.map((name) => `http://${name}:${address.port}`);
+    if (address.address === '0.0.0.0' || address.address === '::') return [];
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return [`http://${host}:${address.port}`];
+  };
+  return {
+    own() {
+      if (publicOrigin) return publicOrigin;
+      const address = listening();
+      if (!address) return 'http://localhost';
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      return `http://${host}:${address.port}`;
+    },
+    allowsOrigin(origin) {
+      return (
+        origin === publicOrigin ||
+        config.allowedOrigins.includes(origin) ||
+        listenOrigins().includes(origin)
+      );
+    },
+    allowsHost(host) {
+      if (!loopback()) return true;
+      const name = host === undefined ? null : hostnameOf(host);
+      return name !== null && (LOOPBACK_NAMES.includes(name) || name === publicHost);
+    },
+  };
+}
+
+export function originConfigFromEnv(env = process.env): OriginConfig {
+  const allowedOrigins = (env.VMS_READ_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  const publicUrl = env.VMS_READ_PUBLIC_URL || undefined;
+  if (publicUrl !== undefined && !URL.canParse(publicUrl))
+    throw new Error('VMS_READ_PUBLIC_URL must be an absolute URL, e.g. https://vms.example.com');
+  return { publicUrl, allowedOrigins };
+}

@@ -1,0 +1,69 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** JSON-RPC error codes the service answers with, and the one text each carries. */
+export const JSON_RPC = {
+  parseError: { code: -32700, message: 'Parse error: the request body is not a JSON-RPC message.' },
+  batch: {
+    code: -32600,
+    message:
+      'Invalid Request: JSON-RPC batches are not supported (removed from MCP in 2025-06-18); send one message per request.',
+  },
+  invalidRequest: { code: -32600, message: 'Invalid Request.' },
+  methodNotFound: { code: -32601, message: 'Method not found.' },
+  invalidParams: { code: -32602, message: 'Invalid params.' },
+  toolCallParams: {
+    code: -32602,
+    message: 'Invalid params: tools/call takes {name: string, arguments?: object}.',
+  },
+  unknownTool: { code: -32602, message: 'Unknown tool: call tools/list for the tool names.' },
+  internal: { code: -32603, message: 'Internal error.' },
+  mediaType: {
+    code: -32000,
+    message: 'Unsupported Media Type: Content-Type must be application/json.',
+  },
+} as const;
+
+type Known = (typeof JSON_RPC)[keyof typeof JSON_RPC];
+const KNOWN_MESSAGES = new Set<string>(Object.values(JSON_RPC).map((e) => e.message));
+const BY_CODE = new Map<number, string>(
+  [JSON_RPC.parseError, JSON_RPC.invalidRequest, JSON_RPC.methodNotFound, JSON_RPC.invalidParams, JSON_RPC.internal].map(
+    (e) => [e.code, e.message],
+  ),
+);
+
+/** An error a request handler throws to answer with a JSON-RPC error of the table above. */
+export class ProtocolError extends Error {
+  readonly code: number;
+  constructor(known: Known) {
+    super(known.message);
+    this.code = known.code;
+  }
+}
+
+/** A JSON-RPC error response for a request that never reached the protocol layer (id null). */
+export function jsonRpcErrorBody(known: Known) {
+  return { jsonrpc: '2.0' as const, error: { code: known.code, message: known.message }, id: null };
+}
+
+/**
+ * Messages never echo input (DESIGN §4.1): the SDK's own errors (a schema failure lists the
+ * offending members, a rebinding refusal names the Host) are rewritten on their way out to the
+ * fixed text of their code, with no `data`. Errors of the table above pass unchanged.
+ */
+export function withoutEcho(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message)) return message;
+  const { code } = message.error;
+  if (KNOWN_MESSAGES.has(message.error.message) && message.error.data === undefined) return message;
+  return {
+    ...message,
+    error: { code, message: BY_CODE.get(code) ?? 'Request failed.' },
+  };
+}
+
+/** Applies `withoutEcho` to everything a transport sends: the one rule for every MCP transport. */
+export function guardTransport<T extends Transport>(transport: T): T {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(withoutEcho(message), options);
+  return transport;
+}

@@ -1,0 +1,65 @@
+import { ApiError, ReportTimeoutError } from '../errors.js';
+import { monotonicNow } from '../deadline.js';
+
+interface Waiter {
+  start: () => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Admission for report queries, the same for every store: at most `concurrency` run at once (the
+ * store's report workers or connections), at most `maxWaiting` wait for a turn, and the rest are
+ * answered 503 `unavailable` with Retry-After at once instead of joining an unbounded queue.
+ * The time limit counts from the request's receipt, so time spent waiting here is part of it: a
+ * waiter whose deadline passes leaves the queue with ReportTimeoutError.
+ */
+export class ReportGate {
+  private running = 0;
+  private readonly waiting: Waiter[] = [];
+
+  constructor(
+    readonly concurrency: number,
+    readonly maxWaiting: number,
+  ) {}
+
+  /** Runs `work` with the milliseconds left before `deadline` (a monotonicNow() instant). */
+  async run<T>(deadline: number, work: (remainingMs: number) => Promise<T>): Promise<T> {
+    if (this.running >= this.concurrency) await this.turn(deadline);
+    else this.running++;
+    try {
+      const remaining = deadline - monotonicNow();
+      if (remaining <= 0) throw new ReportTimeoutError();
+      return await work(remaining);
+    } finally {
+      this.release();
+    }
+  }
+
+  private turn(deadline: number): Promise<void> {
+    if (this.waiting.length >= this.maxWaiting)
+      return Promise.reject(new ApiError('report_capacity', { 'retry-after': '1' }));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        start: () => {
+          clearTimeout(waiter.timer);
+          resolve();
+        },
+        timer: setTimeout(
+          () => {
+            this.waiting.splice(this.waiting.indexOf(waiter), 1);
+            reject(new ReportTimeoutError());
+          },
+          Math.max(0, deadline - monotonicNow()),
+        ),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  /** Hands the slot to the next waiter, or frees it. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next.start();
+    else this.running--;
+  }
+}
