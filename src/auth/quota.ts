@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * A per-token request budget (token bucket): `perMinute` requests a minute, refilled continuously.
  * Kept in this process's memory, so each instance counts its own requests.
@@ -7,10 +9,17 @@ export interface Quota {
   take(tokenId: string, nowMs: number): number;
 }
 
+/** Buckets kept at most; a bucket idle for a minute is full again, so forgetting it changes nothing. */
+const MAX_BUCKETS = 100_000;
+
 export function createQuota(perMinute: number): Quota {
   if (perMinute <= 0) return { take: () => 0 };
   const ratePerMs = perMinute / 60_000;
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  const buckets = new LRUCache<string, { tokens: number; at: number }>({
+    max: MAX_BUCKETS,
+    ttl: 60_000,
+    updateAgeOnGet: true,
+  });
   return {
     take(tokenId, nowMs) {
       const bucket = buckets.get(tokenId) ?? { tokens: perMinute, at: nowMs };

@@ -103,9 +103,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app, answer);
 
   app.get('/healthz', async (request, reply) => {
-    const ready = await withDeadline(deps.store.ping(), HEALTH_DEADLINE_MS, () => new Error()).catch(
-      () => false,
-    );
+    const ready = await withDeadline(
+      deps.store.ping(),
+      HEALTH_DEADLINE_MS,
+      () => new Error(),
+    ).catch(() => false);
     if (!ready) return reply.code(503).send(errorBody('unavailable', request.id));
     return { status: 'ok' };
   });

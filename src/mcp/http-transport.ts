@@ -30,7 +30,10 @@ function checkOriginAndHost(request: FastifyRequest, origin: ServerOrigin): void
 /** Body errors on /mcp are JSON-RPC errors; every other error has the REST shape. */
 function mcpErrorAnswer(rest: ErrorAnswer): ErrorAnswer {
   return (error: FastifyError, request, reply) => {
-    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    if (
+      error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+      error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+    )
       return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.parseError));
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
       return reply.code(415).send(jsonRpcErrorBody(JSON_RPC.mediaType));
@@ -81,7 +84,10 @@ export function mountMcpHttp(
       const { receivedAt } = request;
       const server = createMcpServer(executor, toolset, async () => ({ principal, receivedAt }));
       const transport = guardTransport(
-        new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true }),
+        new StreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        }),
       );
       reply.raw.on('close', () => {
         void transport.close();

@@ -27,9 +27,13 @@ export const JSON_RPC = {
 type Known = (typeof JSON_RPC)[keyof typeof JSON_RPC];
 const KNOWN_MESSAGES = new Set<string>(Object.values(JSON_RPC).map((e) => e.message));
 const BY_CODE = new Map<number, string>(
-  [JSON_RPC.parseError, JSON_RPC.invalidRequest, JSON_RPC.methodNotFound, JSON_RPC.invalidParams, JSON_RPC.internal].map(
-    (e) => [e.code, e.message],
-  ),
+  [
+    JSON_RPC.parseError,
+    JSON_RPC.invalidRequest,
+    JSON_RPC.methodNotFound,
+    JSON_RPC.invalidParams,
+    JSON_RPC.internal,
+  ].map((e) => [e.code, e.message]),
 );
 
 /** An error a request handler throws to answer with a JSON-RPC error of the table above. */

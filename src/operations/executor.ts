@@ -111,7 +111,16 @@ export class Executor {
     const { store, cursors, now, catalogs, reports, reportTimeoutMs, storeTimeoutMs } = this.deps;
     const reportDeadline = arrival.receivedAt + reportTimeoutMs;
     const answer = operation.run(
-      { store, principal, workspace: principal.workspace, cursors, now, catalogs, reports, reportDeadline },
+      {
+        store,
+        principal,
+        workspace: principal.workspace,
+        cursors,
+        now,
+        catalogs,
+        reports,
+        reportDeadline,
+      },
       input,
     );
     return operation.runsReports

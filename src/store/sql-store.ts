@@ -30,6 +30,7 @@ import type {
 export abstract class SqlStore implements Store {
   abstract readonly dialect: 'sqlite' | 'postgres';
   abstract readonly reportConcurrency: number;
+  abstract cacheSizes(): Record<string, number>;
   abstract all(sql: string, params?: readonly unknown[]): Promise<Row[]>;
   abstract run(sql: string, params?: readonly unknown[]): Promise<number>;
   abstract migrate(): Promise<void>;

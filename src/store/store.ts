@@ -71,6 +71,8 @@ export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** How many report queries it runs at once (report workers or report connections). */
   readonly reportConcurrency: number;
+  /** Entries held by each per-shape cache (prepared statements, SQL texts): all are bounded. */
+  cacheSizes(): Record<string, number>;
   /** Creates or upgrades the schema. */
   migrate(): Promise<void>;
   close(): Promise<void>;

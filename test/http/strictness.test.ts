@@ -38,6 +38,27 @@ const BAD_LIST_QUERIES: [string, string][] = [
   ['a token in the query string', qs({ access_token: 'x' })],
 ];
 
+/** DESIGN §4.2: integers in query parameters are canonical decimals, nothing else. */
+const NON_CANONICAL_INTEGERS = [
+  '0x10',
+  '1e1',
+  '+1',
+  '01',
+  '1.0',
+  ' 1',
+  '1 ',
+  '\u0661',
+  '\uff11',
+  '1_0',
+];
+
+/** Every integer query parameter of every GET operation, found by walking the registry. */
+const integerParameters = OPERATIONS.filter((op) => op.method === 'GET').flatMap((op) =>
+  Object.entries(op.input.properties as Record<string, { type?: string }>)
+    .filter(([, schema]) => schema.type === 'integer')
+    .map(([name]) => ({ op, name })),
+);
+
 const BAD_GET_QUERIES: [string, string][] = [
   ['no id', ''],
   ['an empty id', qs({ id: '' })],
@@ -98,6 +119,22 @@ for (const dialect of DIALECTS) {
       });
     }
 
+    describe('integers are canonical decimals (one rule for every integer parameter)', () => {
+      it('finds the integer parameters to check', () => assert.ok(integerParameters.length >= 8));
+      for (const { op, name } of integerParameters) {
+        for (const value of NON_CANONICAL_INTEGERS) {
+          it(`${op.name} answers 404 for ${name}=${JSON.stringify(value)}`, async () => {
+            const answer = await get(h.app, `${op.path}${qs({ [name]: value })}`, h.tokens.staff);
+            assertError(answer, 404, 'not_found');
+          });
+        }
+        it(`${op.name} accepts ${name}=1`, async () => {
+          const answer = await get(h.app, `${op.path}${qs({ [name]: '1' })}`, h.tokens.staff);
+          assert.equal(answer.status, 200, answer.raw);
+        });
+      }
+    });
+
     describe('routes', () => {
       it('answers 404 not_found for an unknown path, without asking for a token', async () => {
         assertError(await get(h.app, '/api/v1/nothing-here'), 404, 'not_found');
@@ -112,6 +149,17 @@ for (const dialect of DIALECTS) {
         const answer = await get(h.app, '/api/v1/workers?bogus=1');
         assertError(answer, 401, 'unauthorized');
         assert.match(String(answer.headers['www-authenticate']), CHALLENGE);
+      });
+      it('answers 401 for two Authorization headers, even two valid ones', async () => {
+        for (const headers of [
+          [h.tokens.staff, h.tokens.staff],
+          [h.tokens.staff, h.tokens.staff2],
+        ]) {
+          const answer = await get(h.app, '/api/v1/workers', undefined, {
+            authorization: headers.map((t) => `Bearer ${t}`) as unknown as string,
+          });
+          assertError(answer, 401, 'unauthorized');
+        }
       });
       for (const [what, header] of [
         ['a malformed header', 'Token abc'],

@@ -26,7 +26,11 @@ for (const dialect of DIALECTS) {
         secret: 'test-secret',
         quotaPerMinute: 0,
       });
-      const server = createMcpServer(executor, toolsetOf(OPERATIONS), callerWithToken(executor, token));
+      const server = createMcpServer(
+        executor,
+        toolsetOf(OPERATIONS),
+        callerWithToken(executor, token),
+      );
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await server.connect(serverSide);
       const client = newClient();

@@ -124,7 +124,7 @@ for (const dialect of DIALECTS) {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       });
 
-    it('answers 401 with a challenge pointing at the MCP endpoint\'s resource metadata (RFC 9728)', async () => {
+    it("answers 401 with a challenge pointing at the MCP endpoint's resource metadata (RFC 9728)", async () => {
       const response = await rpc({});
       assert.equal(response.status, 401);
       assert.equal((await response.json()).error.code, 'unauthorized');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ReportTimeoutError } from '../../src/errors.js';
 import { assertError } from '../support/assertions.js';
-import { DIALECTS, post, startHarness } from '../support/harness.js';
+import { DIALECTS, post, startHarness, type Answer, type Harness } from '../support/harness.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
 /** Queries that keep each database busy for seconds. */
@@ -48,6 +48,78 @@ for (const dialect of DIALECTS) {
         });
         assertError(answer, 503, 'query_timeout');
         assert.equal(answer.headers['retry-after'], '1');
+      } finally {
+        await h.close();
+      }
+    });
+  });
+}
+
+const REPORT = { query: { metrics: ['invoice_count'], dimensions: ['currency'] } };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Makes every report query take at least `ms` on the real store, so that reports queue up. */
+function slowReports(h: Harness, ms: number): void {
+  const run = h.store.runReport.bind(h.store);
+  h.store.runReport = async (sql, params, timeoutMs) => {
+    await sleep(ms);
+    return run(sql, params, timeoutMs);
+  };
+}
+
+async function timed(request: () => Promise<Answer>): Promise<Answer & { ms: number }> {
+  const started = performance.now();
+  const answer = await request();
+  return { ...answer, ms: performance.now() - started };
+}
+
+for (const dialect of DIALECTS) {
+  describe(`report admission under load (${dialect})`, () => {
+    it('bounds the time from receipt to answer, waiting for a turn included', async () => {
+      const limit = 400;
+      const h = await startHarness({ dialect, reportTimeoutMs: limit, reportQueue: 100 });
+      try {
+        // Warm up (report workers, connections), then make each report take half the limit.
+        assert.equal(
+          (await post(h.app, '/api/v1/reports/query', h.tokens.staff, REPORT)).status,
+          200,
+        );
+        slowReports(h, 200);
+        const answers = await Promise.all(
+          Array.from({ length: 4 * h.store.reportConcurrency }, () =>
+            timed(() => post(h.app, '/api/v1/reports/query', h.tokens.staff, REPORT)),
+          ),
+        );
+        for (const answer of answers) {
+          if (answer.status !== 200) assertError(answer, 503, 'query_timeout');
+          assert.ok(answer.ms < limit + 150, `answered after ${Math.round(answer.ms)} ms`);
+        }
+        const ok = answers.filter((a) => a.status === 200).length;
+        assert.ok(ok >= 1 && ok <= h.store.reportConcurrency, `${ok} answered in time`);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it('answers 503 unavailable with Retry-After at once past capacity, and serves the rest', async () => {
+      const queue = 3;
+      const h = await startHarness({ dialect, reportTimeoutMs: 10_000, reportQueue: queue });
+      try {
+        slowReports(h, 300);
+        const capacity = h.store.reportConcurrency + queue;
+        const answers = await Promise.all(
+          Array.from({ length: capacity + 5 }, () =>
+            timed(() => post(h.app, '/api/v1/reports/query', h.tokens.staff, REPORT)),
+          ),
+        );
+        const refused = answers.filter((a) => a.status === 503);
+        assert.equal(refused.length, 5);
+        for (const answer of refused) {
+          assertError(answer, 503, 'unavailable');
+          assert.equal(answer.headers['retry-after'], '1');
+          assert.ok(answer.ms < 250, `refused after ${Math.round(answer.ms)} ms, not at once`);
+        }
+        assert.equal(answers.filter((a) => a.status === 200).length, capacity);
       } finally {
         await h.close();
       }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Answer } from './harness.js';
 
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** DESIGN §4.1: `{error: {code, message}, request_id}` and the same id in `x-request-id`. */
 export function assertError(answer: Answer, status: number, code: string) {

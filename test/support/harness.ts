@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createToken } from '../../src/auth/tokens.js';
 import type { Scope } from '../../src/auth/scopes.js';
+import type { OriginConfig } from '../../src/http/server-origin.js';
 import { createService } from '../../src/service.js';
 import type { SqlStore } from '../../src/store/sql-store.js';
 import { openTestDatabase, type Dialect, type TestDatabase } from './test-databases.js';
@@ -15,6 +16,8 @@ export interface HarnessOptions {
   quotaPerMinute?: number;
   reportTimeoutMs?: number;
   now?: () => Date;
+  origins?: OriginConfig;
+  reportQueue?: number;
 }
 
 export interface Harness extends Pick<TestDatabase, 'all' | 'one' | 'db' | 'dialect'> {
@@ -47,6 +50,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     quotaPerMinute: options.quotaPerMinute ?? 0,
     reportTimeoutMs: options.reportTimeoutMs,
     now: options.now,
+    origins: options.origins ?? { allowedOrigins: [] },
+    reportQueue: options.reportQueue,
   });
   await app.ready();
   const { one } = database;

@@ -187,6 +187,10 @@ export class PostgresStore extends SqlStore {
     return client;
   }
 
+  cacheSizes(): Record<string, number> {
+    return { sqlTexts: this.sqlCache.size };
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.pool.end(), this.reportPool.end()]);
   }

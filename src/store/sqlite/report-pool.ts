@@ -25,6 +25,8 @@ export class ReportPool {
   private readonly workers = new Set<Worker>();
   private nextId = 1;
   private closed = false;
+  /** Prepared statements each worker last reported holding. */
+  private readonly statementCounts = new WeakMap<Worker, number>();
 
   constructor(
     private readonly path: string,
@@ -37,6 +39,11 @@ export class ReportPool {
       this.queue.push({ id: this.nextId++, sql, params, timeoutMs, resolve, reject });
       this.dispatch();
     });
+  }
+
+  /** The most prepared statements any live worker holds (its cache is bounded). */
+  largestStatementCache(): number {
+    return Math.max(0, ...[...this.workers].map((w) => this.statementCounts.get(w) ?? 0));
   }
 
   async close(): Promise<void> {
@@ -70,9 +77,15 @@ export class ReportPool {
       worker.off('message', onMessage);
       worker.off('error', onError);
     };
-    const onMessage = (message: { id: number; rows?: Row[]; error?: string }) => {
+    const onMessage = (message: {
+      id: number;
+      rows?: Row[];
+      error?: string;
+      statements: number;
+    }) => {
       if (message.id !== job.id) return;
       finish();
+      this.statementCounts.set(worker, message.statements);
       this.idle.push(worker);
       if (message.error !== undefined) job.reject(new Error(message.error));
       else job.resolve(message.rows ?? []);

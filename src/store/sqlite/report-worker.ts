@@ -23,8 +23,8 @@ parentPort?.on('message', ({ id, sql, params }: { id: number; sql: string; param
       statement = db.prepare(sql).safeIntegers(true);
       statements.set(sql, statement);
     }
-    parentPort?.postMessage({ id, rows: statement.all(...params) });
+    parentPort?.postMessage({ id, rows: statement.all(...params), statements: statements.size });
   } catch (error) {
-    parentPort?.postMessage({ id, error: (error as Error).message });
+    parentPort?.postMessage({ id, error: (error as Error).message, statements: statements.size });
   }
 });

@@ -88,6 +88,13 @@ export class SqliteStore extends SqlStore {
     }
   }
 
+  cacheSizes(): Record<string, number> {
+    return {
+      statements: this.statements.size,
+      reportStatements: this.reports?.largestStatementCache() ?? 0,
+    };
+  }
+
   async close(): Promise<void> {
     await this.reports?.close();
     this.statements.clear();

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { monotonicNow } from '../../src/deadline.js';
+import { ApiError, ReportTimeoutError } from '../../src/errors.js';
+import { ReportGate } from '../../src/operations/report-gate.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('ReportGate: report admission with bounded concurrency and waiting', () => {
+  it('runs at most `concurrency` at once and hands each freed slot to the next waiter', async () => {
+    const gate = new ReportGate(2, 10);
+    let running = 0;
+    let most = 0;
+    const work = async () => {
+      most = Math.max(most, ++running);
+      await sleep(20);
+      running--;
+      return 'done';
+    };
+    const deadline = monotonicNow() + 5000;
+    const results = await Promise.all(Array.from({ length: 7 }, () => gate.run(deadline, work)));
+    assert.deepEqual(results, Array(7).fill('done'));
+    assert.equal(most, 2);
+  });
+
+  it('answers 503 report_capacity (unavailable) at once past the waiting bound', async () => {
+    const gate = new ReportGate(1, 2);
+    const deadline = monotonicNow() + 5000;
+    const slow = () => gate.run(deadline, () => sleep(50));
+    const admitted = [slow(), slow(), slow()];
+    const started = monotonicNow();
+    await assert.rejects(slow(), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.code, 'report_capacity');
+      assert.equal(error.headers['retry-after'], '1');
+      return true;
+    });
+    assert.ok(monotonicNow() - started < 20, 'refused without waiting');
+    await Promise.all(admitted);
+  });
+
+  it('counts waiting against the deadline: a waiter past it leaves with ReportTimeoutError', async () => {
+    const gate = new ReportGate(1, 10);
+    const start = monotonicNow();
+    const holder = gate.run(start + 5000, () => sleep(200));
+    const started = monotonicNow();
+    await assert.rejects(
+      gate.run(start + 50, async () => 'never'),
+      ReportTimeoutError,
+    );
+    const waited = monotonicNow() - started;
+    assert.ok(waited >= 40 && waited < 150, `waited ${waited} ms`);
+    await holder;
+    // The timed-out waiter gave up its place: the gate still admits.
+    assert.equal(await gate.run(monotonicNow() + 1000, async () => 'next'), 'next');
+  });
+
+  it('gives the work only the time left before the deadline', async () => {
+    const gate = new ReportGate(1, 1);
+    const deadline = monotonicNow() + 300;
+    const remaining = await gate.run(deadline, async (ms) => ms);
+    assert.ok(remaining > 0 && remaining <= 300);
+    await assert.rejects(
+      gate.run(monotonicNow() - 1, async () => 'late'),
+      ReportTimeoutError,
+    );
+  });
+
+  it('frees the slot when the work fails', async () => {
+    const gate = new ReportGate(1, 0);
+    const deadline = monotonicNow() + 1000;
+    await assert.rejects(
+      gate.run(deadline, () => Promise.reject(new Error('boom'))),
+      /boom/,
+    );
+    assert.equal(await gate.run(deadline, async () => 'ok'), 'ok');
+  });
+});
