@@ -1,0 +1,1075 @@
+// `npm run soak [-- --minutes N --scale small --db <file or postgres://url> --pg --port P]`:
+// runs the real server as a child process and drives it for N minutes with mixed traffic (resource
+// lists and gets with cursors followed, catalog, saved queries, MCP over HTTP, and above all report
+// queries of ever new shapes), while sampling the server's RSS every second and probing /healthz
+// every 100 ms on its own connection. Writes bench/results/soak-<ISO date-time>.json.
+//
+// Targets (goals, not tests: a MISS still exits 0): end RSS ≤ 1.2 × RSS after warm-up; end RSS
+// < 300 MB on scale small; /healthz p99 < 100 ms under load. Exit 1 when the server crashes or the
+// traffic cannot run.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '5' },
+    scale: { type: 'string', default: 'small' },
+    db: { type: 'string' },
+    pg: { type: 'boolean', default: false },
+    port: { type: 'string' },
+    concurrency: { type: 'string', default: '12' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+const MINUTES = Number(values.minutes);
+const CONCURRENCY = Number(values.concurrency);
+const SEED = Number(values.seed);
+const SCALE = values.scale;
+if (!(MINUTES > 0) || !(CONCURRENCY >= 1) || !Number.isInteger(SEED)) {
+  console.error('usage: node bench/soak.mjs [--minutes N>0] [--concurrency N] [--seed INT]');
+  process.exit(2);
+}
+if (!['tiny', 'small', 'medium', 'large'].includes(SCALE)) {
+  console.error('--scale: tiny, small, medium or large');
+  process.exit(2);
+}
+if (values.pg && values.db) {
+  console.error('--pg starts its own PostgreSQL: do not also give --db');
+  process.exit(2);
+}
+const CLI = 'dist/src/cli/main.js';
+const DATA_SEED = { scale: SCALE, seed: '1', asOf: '2026-06-30' };
+const WORKSPACE = 'ws_business';
+const TOTAL_MS = MINUTES * 60_000;
+// First 30 s or 10% of the run, whichever is longer (half of a run shorter than a minute).
+const WARMUP_MS = TOTAL_MS >= 60_000 ? Math.max(30_000, TOTAL_MS / 10) : TOTAL_MS / 2;
+const IDLE_MS = 5_000;
+const PROBE_EVERY_MS = 100;
+const REQUEST_TIMEOUT_MS = 30_000;
+/** Share of report queries that repeat a recent shape instead of a new one (cache hits). */
+const REPEAT_SHARE = 0.05;
+
+const log = (...args) => console.error(...args);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const round = (x, digits = 1) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : null);
+const percentile = (xs, p) => {
+  if (xs.length === 0) return null;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+
+/** mulberry32: a small deterministic PRNG, so a seed gives the same sequence of report shapes. */
+function prng(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
+  const pick = (xs) => xs[Math.floor(next() * xs.length)];
+  const sample = (xs, n) => {
+    const copy = [...xs];
+    for (let i = copy.length - 1; i > 0; i--) {
+      const j = Math.floor(next() * (i + 1));
+      [copy[i], copy[j]] = [copy[j], copy[i]];
+    }
+    return copy.slice(0, n);
+  };
+  /** Picks a key of `weights` ({key: weight}) in proportion to its weight. */
+  const weighted = (weights) => {
+    const entries = Object.entries(weights);
+    let r = next() * entries.reduce((s, [, w]) => s + w, 0);
+    for (const [key, w] of entries) if ((r -= w) < 0) return key;
+    return entries[entries.length - 1][0];
+  };
+  return { next, int, pick, sample, weighted };
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function cli(args) {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`vms-read ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+
+const seedArgs = (db) => [
+  'seed',
+  '--db',
+  db,
+  '--scale',
+  DATA_SEED.scale,
+  '--seed',
+  DATA_SEED.seed,
+  '--as-of',
+  DATA_SEED.asOf,
+  '--force',
+];
+
+/** Seeds bench/data/<scale>.db once and reuses it while the seed arguments are the same. */
+function ensureSqlite() {
+  const db = `bench/data/${SCALE}.db`;
+  const marker = `${db}.seed.json`;
+  const wanted = JSON.stringify(DATA_SEED);
+  if (existsSync(db) && existsSync(marker) && readFileSync(marker, 'utf8') === wanted) {
+    return { db, seededSeconds: null };
+  }
+  mkdirSync('bench/data', { recursive: true });
+  log(`seeding ${db} (scale ${SCALE}); reused by later runs`);
+  const started = Date.now();
+  cli(seedArgs(db));
+  writeFileSync(marker, wanted);
+  return { db, seededSeconds: round((Date.now() - started) / 1000) };
+}
+
+/** A throwaway PostgreSQL cluster (the test helper), with a database seeded at --scale. */
+async function throwawayPostgres() {
+  const { startCluster } = await import('../dist/test/support/pg-cluster.js');
+  const { default: pg } = await import('pg');
+  log('starting a throwaway PostgreSQL cluster');
+  const cluster = await startCluster();
+  const client = new pg.Client({ connectionString: cluster.url });
+  await client.connect();
+  await client.query('CREATE DATABASE soak');
+  await client.end();
+  const db = cluster.url.replace(/\/postgres$/, '/soak');
+  log(`seeding ${db} (scale ${SCALE})`);
+  const started = Date.now();
+  cli(seedArgs(db));
+  return { db, cluster, seededSeconds: round((Date.now() - started) / 1000) };
+}
+
+const redact = (db) => db.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+
+function readStatus(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+    return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counting
+
+const stats = {
+  byKind: {},
+  byStatus: {},
+  reportOutcomes: {},
+  refusals: {},
+  mcpToolErrors: {},
+  mcpRpcErrors: 0,
+  networkErrors: {},
+  fiveHundreds: [],
+};
+
+function record(kind, status, ms, error) {
+  const k = (stats.byKind[kind] ??= { n: 0, '2xx': 0, '4xx': 0, '5xx': 0, error: 0, ms: [] });
+  k.n++;
+  k.ms.push(ms);
+  if (status === 0) {
+    k.error++;
+    stats.networkErrors[error] = (stats.networkErrors[error] ?? 0) + 1;
+    stats.byStatus.error = (stats.byStatus.error ?? 0) + 1;
+    return;
+  }
+  stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
+  if (status >= 500) k['5xx']++;
+  else if (status >= 400) k['4xx']++;
+  else if (status >= 200 && status < 300) k['2xx']++;
+}
+
+const count = (table, key) => {
+  table[key] = (table[key] ?? 0) + 1;
+};
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+let BASE;
+
+/** One request over fetch's keep-alive pool; returns the status and the parsed JSON (or null). */
+async function call(kind, method, path, token, body, extraHeaders = {}) {
+  const started = performance.now();
+  try {
+    const response = await fetch(`${BASE}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...extraHeaders,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    const ms = performance.now() - started;
+    record(kind, response.status, ms);
+    let json = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // not JSON (an SSE frame is handled by the MCP caller)
+    }
+    if (response.status >= 500 && stats.fiveHundreds.length < 20) {
+      stats.fiveHundreds.push({ kind, path, status: response.status, body: text.slice(0, 300) });
+    }
+    return { status: response.status, json, text };
+  } catch (error) {
+    const name = error.name === 'TimeoutError' ? 'timeout' : (error.cause?.code ?? error.name);
+    record(kind, 0, performance.now() - started, name);
+    return { status: 0, json: null, text: '' };
+  }
+}
+
+/** /healthz every PROBE_EVERY_MS, one at a time, on a connection of its own. */
+function healthProbe(port) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const probes = [];
+  let running = true;
+  const once = () =>
+    new Promise((resolve) => {
+      const started = performance.now();
+      let done = false;
+      const finish = (status, error) => {
+        if (done) return;
+        done = true;
+        resolve({ at: Date.now(), ms: performance.now() - started, status, error });
+      };
+      const req = http.get(
+        { host: '127.0.0.1', port, path: '/healthz', agent, timeout: 10_000 },
+        (res) => {
+          res.resume();
+          res.on('end', () => finish(res.statusCode));
+          res.on('error', (e) => finish(0, e.message));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', (e) => finish(0, e.message));
+    });
+  const loop = (async () => {
+    while (running) {
+      const started = Date.now();
+      probes.push(await once());
+      await sleep(Math.max(0, PROBE_EVERY_MS - (Date.now() - started)));
+    }
+  })();
+  return {
+    probes,
+    stop: async () => {
+      running = false;
+      await loop;
+      agent.destroy();
+    },
+  };
+}
+
+async function waitForHealth(child) {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error('server exited');
+    try {
+      if ((await fetch(`${BASE}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error('/healthz did not answer within 60 s');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report shapes
+
+/** Views as the catalog shows them: queryable metrics grouped by their (identical) dimension lists. */
+function viewsOf(catalog) {
+  const timeDims = new Set(catalog.dimensions.filter((d) => d.type === 'time').map((d) => d.key));
+  const byDims = new Map();
+  for (const m of catalog.metrics) {
+    if (m.evaluative) continue;
+    const key = JSON.stringify(m.dimensions);
+    if (!byDims.has(key)) {
+      byDims.set(key, {
+        metrics: [],
+        dimensions: m.dimensions,
+        timeDim: m.dimensions.find((d) => timeDims.has(d)) ?? null,
+      });
+    }
+    byDims.get(key).metrics.push(m.key);
+  }
+  return [...byDims.values()];
+}
+
+/** What changes the SQL the server compiles (filter values, dates and limits are parameters). */
+function shapeKey(query, hasRange, view) {
+  const dims = query.dimensions ?? [];
+  const order = (query.order ?? []).map((o) => `${o.key}:${o.direction}`);
+  for (const d of dims) if (!order.some((o) => o.startsWith(`${d}:`))) order.push(`${d}:asc`);
+  return JSON.stringify([
+    query.metrics,
+    dims,
+    view.timeDim && dims.includes(view.timeDim) ? (query.timeGrain ?? null) : null,
+    (query.filters ?? []).map((f) => [f.dimension, f.operator, f.values.length]),
+    hasRange,
+    order,
+  ]);
+}
+
+const addDays = (iso, days) =>
+  new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+function shapeGenerator(rng, views, pools, spans) {
+  const sent = new Set();
+  const recent = [];
+  const randomDate = (view) => {
+    const { from, days } = spans.get(view);
+    return addDays(from, rng.int(0, days));
+  };
+  const filterValues = (view, dimension, n) => {
+    if (dimension === view.timeDim) return Array.from({ length: n }, () => randomDate(view));
+    const pool = pools.get(view).get(dimension) ?? [];
+    const out = rng.sample(pool, Math.min(n, pool.length));
+    // Values that match nothing when the dimension has fewer distinct values than wanted; some
+    // as integers, which the server compares as their decimal text.
+    for (let i = out.length; i < n; i++) out.push(rng.next() < 0.3 ? 90000 + i : `zz-soak-${i}`);
+    return out;
+  };
+  const filter = (view) => {
+    const dimension = rng.pick(view.dimensions);
+    const operator = rng.weighted({ eq: 2, neq: 1, in: 4, gte: 1, lte: 1, between: 1 });
+    const n = { eq: 1, neq: 1, gte: 1, lte: 1, between: 2, in: rng.int(1, 100) }[operator];
+    const vals = filterValues(view, dimension, n);
+    if (operator === 'between') vals.sort((a, b) => (String(a) < String(b) ? -1 : 1));
+    return { dimension, operator, values: vals };
+  };
+  const fresh = () => {
+    const view = rng.pick(views);
+    const metrics = rng.sample(view.metrics, rng.int(1, Math.min(4, view.metrics.length)));
+    const dimensions = rng.sample(
+      view.dimensions,
+      Number(rng.weighted({ 0: 1, 1: 3, 2: 3.5, 3: 2, 4: 0.5 })),
+    );
+    const query = { metrics };
+    if (dimensions.length || rng.next() < 0.5) query.dimensions = dimensions;
+    if (view.timeDim && dimensions.includes(view.timeDim)) {
+      const grain = rng.pick(['day', 'week', 'month', 'month', 'quarter', 'year', null]);
+      if (grain !== null || rng.next() < 0.5) query.timeGrain = grain;
+    }
+    const nFilters = Number(rng.weighted({ 0: 2.5, 1: 3.5, 2: 2.5, 3: 1.5 }));
+    if (nFilters || rng.next() < 0.3)
+      query.filters = Array.from({ length: nFilters }, () => filter(view));
+    const body = { query };
+    const range = rng.weighted({ none: 3, timeRange: 6, period: 1 });
+    if (range === 'timeRange') {
+      // Mostly short ranges, as dashboards ask: they read a slice of the fact table, not all of it.
+      const from = randomDate(view);
+      const to = addDays(from, rng.int(0, rng.pick([7, 31, 92, 92, 366, 1100])));
+      query.timeRange = { from, to };
+    } else if (range === 'period') {
+      body.period =
+        rng.next() < 0.6
+          ? {
+              kind: 'relative',
+              unit: rng.pick(['month', 'quarter', 'year']),
+              offset: -rng.int(0, 24),
+            }
+          : { kind: 'quarter', quarter: rng.int(1, 4), year: rng.int(2023, 2026) };
+    }
+    const orderable = [...metrics, ...dimensions];
+    const nOrder = Number(rng.weighted({ 0: 4, 1: 4, 2: 2 }));
+    if (nOrder || rng.next() < 0.2) {
+      query.order = rng
+        .sample(orderable, Math.min(nOrder, orderable.length))
+        .map((key) => ({ key, direction: rng.pick(['asc', 'desc']) }));
+    }
+    if (rng.next() < 0.8) query.limit = rng.pick([1, 5, 10, 25, 50, 100, 100, 200, 500, 1000]);
+    return { body, key: shapeKey(query, range !== 'none', view) };
+  };
+  return {
+    /** The next query body: mostly a shape not sent before, sometimes a recent one again. */
+    next() {
+      if (recent.length > 0 && rng.next() < REPEAT_SHARE)
+        return { ...rng.pick(recent), repeat: true };
+      let shape;
+      for (let i = 0; i < 50; i++) {
+        shape = fresh();
+        if (!sent.has(shape.key)) break;
+      }
+      sent.add(shape.key);
+      recent.push(shape);
+      if (recent.length > 200) recent.shift();
+      return { ...shape, repeat: false };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Traffic
+
+const RESOURCES = [
+  'workers',
+  'timesheets',
+  'invoices',
+  'suppliers',
+  'assignments',
+  'expenses',
+  'approval-statuses',
+];
+const GETTABLE = ['workers', 'timesheets', 'invoices'];
+
+function principal(name, token, lists, gets) {
+  return { name, token, lists, gets, cursors: new Map(), ids: new Map() };
+}
+
+function remember(p, resource, items) {
+  if (!GETTABLE.includes(resource) || !Array.isArray(items)) return;
+  const ids = p.ids.get(resource) ?? [];
+  for (const item of items) {
+    if (ids.length < 2000) ids.push(item.id);
+    else ids[Math.floor(Math.random() * ids.length)] = item.id;
+  }
+  p.ids.set(resource, ids);
+}
+
+function traffic({ rng, shapes, staff, others, savedIds, onShape }) {
+  const reports = { sent: 0, repeats: 0, pagesFollowed: 0, truncated: {} };
+  const kindOf = (p, what) => (p === staff ? what : `${p.name}:${what}`);
+
+  const noteReport = (res) => {
+    const data = res.json?.data;
+    if (res.status !== 200 || !data) return;
+    count(stats.reportOutcomes, data.status);
+    if (data.status === 'refused') count(stats.refusals, data.code);
+    if (data.truncatedBy) count(reports.truncated, data.truncatedBy);
+  };
+
+  const post = (kind, path, body) => call(kind, 'POST', path, staff.token, body);
+  const getStaff = (kind, path) => call(kind, 'GET', path, staff.token);
+
+  const report = async () => {
+    const shape = shapes.next();
+    reports.sent++;
+    if (shape.repeat) reports.repeats++;
+    onShape(shape.key);
+    const res = await post('run_semantic_query', '/api/v1/reports/query', shape.body);
+    noteReport(res);
+    const cursor = res.json?.data?.nextCursor;
+    if (cursor && rng.next() < 0.5) {
+      reports.pagesFollowed++;
+      const body = { ...shape.body, cursor };
+      noteReport(await post('run_semantic_query (next page)', '/api/v1/reports/query', body));
+    }
+  };
+
+  const list = async (p) => {
+    const resource = rng.pick(p.lists);
+    const state = p.cursors.get(resource);
+    const follow = Boolean(state?.cursor) && rng.next() < 0.7;
+    const order = follow ? state.order : rng.next() < 0.3 ? 'desc' : 'asc';
+    const limit = follow ? state.limit : rng.pick([undefined, 5, 10, 20, 50, 200]);
+    const params = new URLSearchParams();
+    if (limit) params.set('limit', String(limit));
+    if (order === 'desc' || rng.next() < 0.2) params.set('order', order);
+    if (follow) params.set('cursor', state.cursor);
+    const path = `/api/v1/${resource}${params.size ? `?${params}` : ''}`;
+    const res = await call(kindOf(p, `list ${resource}`), 'GET', path, p.token);
+    const data = res.json?.data;
+    if (data?.status === 'refused') count(stats.refusals, `list:${data.code}`);
+    remember(p, resource, data?.items);
+    p.cursors.set(resource, { cursor: data?.nextCursor ?? null, order, limit });
+  };
+
+  const get = async (p) => {
+    const resource = rng.pick(p.gets);
+    const ids = p.ids.get(resource) ?? [];
+    const id = ids.length && rng.next() > 0.05 ? rng.pick(ids) : `zz_missing_${rng.int(1, 1e6)}`;
+    const path = `/api/v1/${resource}/item?id=${encodeURIComponent(id)}`;
+    await call(kindOf(p, `get ${resource}`), 'GET', path, p.token);
+  };
+
+  const catalog = () => getStaff('list_catalog', '/api/v1/reports/catalog');
+
+  const savedList = async () => {
+    const kind = rng.pick([null, null, 'library', 'dashboard_tile', 'briefing']);
+    const params = new URLSearchParams();
+    if (kind) params.set('kind', kind);
+    if (rng.next() < 0.5) params.set('limit', String(rng.int(1, 50)));
+    const path = `/api/v1/reports/saved-queries${params.size ? `?${params}` : ''}`;
+    const res = await getStaff('list_saved_queries', path);
+    const cursor = res.json?.data?.nextCursor;
+    if (cursor) {
+      params.set('cursor', cursor);
+      await getStaff('list_saved_queries', `/api/v1/reports/saved-queries?${params}`);
+    }
+  };
+
+  const savedRun = async () => {
+    const path = '/api/v1/reports/saved-queries/run';
+    const savedQueryId = rng.pick(savedIds);
+    const res = await post('run_saved_query', path, { savedQueryId });
+    noteReport(res);
+    const cursor = res.json?.data?.nextCursor;
+    if (cursor && rng.next() < 0.5)
+      noteReport(await post('run_saved_query', path, { savedQueryId, cursor }));
+  };
+
+  let rpcId = 0;
+  const mcp = async () => {
+    const method = rng.weighted({ initialize: 1, 'tools/list': 1, 'tools/call': 6 });
+    let params;
+    let kind = `MCP ${method}`;
+    if (method === 'initialize') {
+      params = {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'vms-read-soak', version: '1' },
+      };
+    } else if (method === 'tools/list') {
+      params = {};
+    } else {
+      const tool = rng.weighted({
+        list_workers: 2,
+        get_worker: 1,
+        list_timesheets: 1,
+        list_invoices: 1,
+        list_suppliers: 1,
+        list_catalog: 1,
+        list_saved_queries: 1,
+        run_saved_query: 1,
+        run_semantic_query: 3,
+      });
+      kind = `MCP tools/call ${tool}`;
+      let args = {};
+      if (tool.startsWith('list_') && tool !== 'list_catalog' && tool !== 'list_saved_queries')
+        args = { limit: rng.int(1, 20) };
+      if (tool === 'get_worker')
+        args = { id: rng.pick(staff.ids.get('workers') ?? ['zz_missing']) };
+      if (tool === 'run_saved_query') args = { savedQueryId: rng.pick(savedIds) };
+      if (tool === 'run_semantic_query') {
+        const shape = shapes.next();
+        reports.sent++;
+        if (shape.repeat) reports.repeats++;
+        onShape(shape.key);
+        args = shape.body;
+      }
+      params = { name: tool, arguments: args };
+    }
+    const res = await call(
+      kind,
+      'POST',
+      '/mcp',
+      staff.token,
+      { jsonrpc: '2.0', id: ++rpcId, method, params },
+      { accept: 'application/json, text/event-stream' },
+    );
+    let message = res.json;
+    if (!message && res.text.includes('data:')) {
+      const line = res.text.split('\n').find((l) => l.startsWith('data:'));
+      try {
+        message = JSON.parse(line.slice(5));
+      } catch {
+        message = null;
+      }
+    }
+    if (res.status !== 200) return;
+    if (!message || message.error) stats.mcpRpcErrors++;
+    else if (message.result?.isError) count(stats.mcpToolErrors, kind);
+    else if (method === 'tools/call' && message.result?.structuredContent?.status === 'refused')
+      count(stats.refusals, `mcp:${message.result.structuredContent.code}`);
+  };
+
+  const actions = {
+    report: () => report(),
+    list: () => list(staff),
+    get: () => get(staff),
+    other: () => {
+      const p = rng.pick(others);
+      return rng.next() < 0.5 ? list(p) : get(p);
+    },
+    catalog,
+    savedList,
+    savedRun,
+    mcp,
+  };
+  const weights = {
+    report: 75,
+    list: 7,
+    get: 5,
+    other: 4,
+    catalog: 1.5,
+    savedList: 1.5,
+    savedRun: 2,
+    mcp: 4,
+  };
+  let stopping = false;
+  const loop = async () => {
+    while (!stopping) await actions[rng.weighted(weights)]();
+  };
+  return {
+    reports,
+    start: () => Array.from({ length: CONCURRENCY }, loop),
+    stop: () => {
+      stopping = true;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function git(...args) {
+  const r = spawnSync('git', args, { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+const ALL_SCOPES = 'read:program,read:financial,read:workforce,read:pii';
+
+function mintToken(db, role, ...binding) {
+  const args = ['token', 'create', '--db', db, '--workspace', WORKSPACE, '--role', role];
+  return cli([...args, ...binding, '--scopes', ALL_SCOPES]).trim();
+}
+
+/** `vms-read serve` as a child, its log lines counted (first and last kept), its exit watched. */
+function startServer(db, port) {
+  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', String(port)], {
+    env: { ...process.env, VMS_READ_QUOTA_PER_MINUTE: '0', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const server = { child, log: { lines: 0, first: [], last: [] }, crashed: null, stopping: false };
+  const onLog = (chunk) => {
+    for (const line of String(chunk).split('\n')) {
+      if (!line.trim()) continue;
+      server.log.lines++;
+      if (server.log.first.length < 10) server.log.first.push(line.slice(0, 500));
+      server.log.last.push(line.slice(0, 500));
+      if (server.log.last.length > 10) server.log.last.shift();
+    }
+  };
+  child.stdout.on('data', onLog);
+  child.stderr.on('data', onLog);
+  server.exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      if (!server.stopping) server.crashed = { code, signal, at: new Date().toISOString() };
+      resolve({ code, signal });
+    }),
+  );
+  server.running = () => child.exitCode === null && child.signalCode === null;
+  /** SIGTERM (the server drains and exits 0), SIGKILL if it has not exited 15 s later. */
+  server.stop = async () => {
+    server.stopping = true;
+    const started = Date.now();
+    child.kill('SIGTERM');
+    let outcome = await Promise.race([server.exited, sleep(15_000).then(() => null)]);
+    let stoppedBy = 'SIGTERM';
+    if (!outcome) {
+      child.kill('SIGKILL');
+      outcome = await server.exited;
+      stoppedBy = 'SIGKILL';
+    }
+    return {
+      stoppedBy,
+      ...(stoppedBy === 'SIGKILL' ? { note: 'SIGTERM did not end it within 15 s' } : {}),
+      ms: Date.now() - started,
+      exitCode: outcome.code,
+      exitSignal: outcome.signal,
+    };
+  };
+  return server;
+}
+
+/**
+ * What the traffic needs, read through the API with the staff token: the catalog's views, a
+ * worker and a supplier with invoices (for their tokens), saved queries, each categorical
+ * dimension's values (for filters) and each view's span of dates.
+ */
+async function prepareTraffic(db, staffToken) {
+  const get = async (kind, path) => {
+    const res = await call(kind, 'GET', path, staffToken);
+    if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status}`);
+    return res.json.data;
+  };
+  const views = viewsOf(await get('list_catalog', '/api/v1/reports/catalog'));
+  const suppliers = await get('list suppliers', '/api/v1/suppliers?limit=50');
+  const timesheets = await get('list timesheets', '/api/v1/timesheets?limit=50');
+  const invoices = await get('list invoices', '/api/v1/invoices?limit=50');
+  const saved = await get('list_saved_queries', '/api/v1/reports/saved-queries');
+  const workerId = timesheets.items[0]?.workerId;
+  const codes = new Set(invoices.items.map((i) => i.supplierRef?.value).filter(Boolean));
+  const supplierId = suppliers.items.find((s) => codes.has(s.code.value))?.id;
+  const savedIds = saved.items.map((s) => s.id);
+  if (!workerId || !supplierId || savedIds.length === 0)
+    throw new Error('could not find a worker, a supplier with invoices and saved queries');
+  const staff = principal('staff', staffToken, RESOURCES, GETTABLE);
+  remember(staff, 'timesheets', timesheets.items);
+  remember(staff, 'invoices', invoices.items);
+  const worker = principal(
+    'worker',
+    mintToken(db, 'worker', '--worker', workerId),
+    ['workers', 'timesheets', 'assignments', 'expenses', 'approval-statuses'],
+    ['workers', 'timesheets'],
+  );
+  const billing = principal(
+    'billing_entity',
+    mintToken(db, 'billing_entity', '--supplier', supplierId),
+    ['invoices', 'suppliers', 'assignments', 'expenses', 'approval-statuses'],
+    ['invoices'],
+  );
+
+  const rowsOf = async (view, query) => {
+    const kind = 'run_semantic_query (preparation)';
+    const res = await call(kind, 'POST', '/api/v1/reports/query', staffToken, { query });
+    if (res.status !== 200) throw new Error(`preparing report values: HTTP ${res.status}`);
+    return res.json.data.rows ?? [];
+  };
+  const plain = (v) => (v && typeof v === 'object' ? v.value : v);
+  const pools = new Map();
+  const spans = new Map();
+  for (const view of views) {
+    const metrics = [view.metrics[0]];
+    const byDimension = new Map();
+    for (const dimension of view.dimensions) {
+      if (dimension === view.timeDim) continue;
+      const rows = await rowsOf(view, { metrics, dimensions: [dimension], limit: 1000 });
+      byDimension.set(
+        dimension,
+        rows.map((r) => plain(r[dimension])).filter((v) => v != null),
+      );
+    }
+    pools.set(view, byDimension);
+    const months = view.timeDim
+      ? (
+          await rowsOf(view, {
+            metrics,
+            dimensions: [view.timeDim],
+            timeGrain: 'month',
+            limit: 1000,
+          })
+        )
+          .map((r) => r[view.timeDim])
+          .filter(Boolean)
+      : [];
+    const from = months[0] ?? '2023-07-01';
+    const to = addDays(months.at(-1) ?? '2026-06-01', 30);
+    spans.set(view, { from, days: Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) });
+  }
+  return { views, pools, spans, staff, others: [worker, billing], savedIds };
+}
+
+async function main() {
+  const commandLine =
+    process.env.npm_lifecycle_event === 'soak'
+      ? `npm run soak${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
+      : `node bench/soak.mjs ${process.argv.slice(2).join(' ')}`.trim();
+  log(`soak: ${commandLine}`);
+  log(`seed ${SEED}; ${MINUTES} min; concurrency ${CONCURRENCY}; scale ${SCALE}`);
+
+  let cluster = null;
+  let db;
+  let seededSeconds = null;
+  if (values.pg) ({ db, cluster, seededSeconds } = await throwawayPostgres());
+  else if (values.db) db = values.db;
+  else ({ db, seededSeconds } = ensureSqlite());
+  const store = db.startsWith('postgres') ? 'postgresql' : 'sqlite';
+
+  const port = values.port ? Number(values.port) : await freePort();
+  BASE = `http://127.0.0.1:${port}`;
+  const staffToken = mintToken(db, 'staff');
+  const server = startServer(db, port);
+  const pid = server.child.pid;
+
+  const rss = [];
+  const distinct = new Set();
+  const requestsSoFar = () => Object.values(stats.byKind).reduce((s, k) => s + k.n, 0);
+  let sampler = null;
+  let run = null;
+  let exitCode = 0;
+  try {
+    await waitForHealth(server.child);
+    const start = readStatus(pid);
+    log(`server ${pid} up on ${BASE}; RSS ${round(start.rssMb)} MB`);
+    sampler = setInterval(() => {
+      const s = readStatus(pid);
+      if (s)
+        rss.push({ at: Date.now(), mb: s.rssMb, shapes: distinct.size, requests: requestsSoFar() });
+    }, 1000);
+    const probe = healthProbe(port);
+
+    const prepared = await prepareTraffic(db, staffToken);
+    const { views } = prepared;
+    log(
+      `catalog: ${views.length} views, ${views.reduce((s, v) => s + v.metrics.length, 0)} metrics`,
+    );
+    run = traffic({
+      ...prepared,
+      rng: prng(SEED),
+      shapes: shapeGenerator(prng(SEED ^ 0x5eed), views, prepared.pools, prepared.spans),
+      onShape: (key) => distinct.add(key),
+    });
+
+    log(`traffic: ${CONCURRENCY} in flight for ${MINUTES} min (warm-up ${WARMUP_MS / 1000} s)`);
+    const trafficStart = Date.now();
+    const workers = run.start();
+    let warmup = null;
+    let lastLog = Date.now();
+    while (Date.now() - trafficStart < TOTAL_MS && !server.crashed) {
+      await sleep(250);
+      if (!warmup && Date.now() - trafficStart >= WARMUP_MS) {
+        warmup = readStatus(pid);
+        log(`warm-up done: RSS ${round(warmup?.rssMb)} MB, ${distinct.size} shapes`);
+      }
+      if (Date.now() - lastLog >= 30_000) {
+        lastLog = Date.now();
+        log(
+          `  ${Math.round((lastLog - trafficStart) / 1000)} s: ${requestsSoFar()} requests, ${distinct.size} shapes, RSS ${round(readStatus(pid)?.rssMb)} MB`,
+        );
+      }
+    }
+    run.stop();
+    await Promise.all(workers);
+    const trafficEnd = Date.now();
+    await probe.stop();
+    log(
+      server.crashed ? 'server exited during traffic' : `traffic stopped; idle ${IDLE_MS / 1000} s`,
+    );
+    if (!server.crashed) await sleep(IDLE_MS);
+    const end = readStatus(pid);
+    clearInterval(sampler);
+    const shutdown = server.crashed ? null : await server.stop();
+
+    const output = summarize({
+      commandLine,
+      store,
+      db,
+      seededSeconds,
+      start,
+      warmup,
+      end,
+      trafficStart,
+      trafficEnd,
+      rss,
+      probes: probe.probes.filter((p) => p.at >= trafficStart && p.at <= trafficEnd),
+      reports: run.reports,
+      distinct,
+      crashed: server.crashed,
+      shutdown,
+      serverLog: server.log,
+    });
+    mkdirSync('bench/results', { recursive: true });
+    const file = `bench/results/soak-${output.date.replace(/[:.]/g, '-')}.json`;
+    const json = JSON.stringify(output, null, 2);
+    let text = `${json}\n`;
+    try {
+      // Formatted as the repository's prettier would, so `prettier --check bench` stays clean.
+      const prettier = await import('prettier');
+      const options = (await prettier.resolveConfig(file)) ?? {};
+      text = await prettier.format(json, { ...options, parser: 'json' });
+    } catch {
+      // prettier is a dev dependency: plain JSON without it
+    }
+    writeFileSync(file, text);
+    print(output);
+    console.log(`\nwritten to ${file}`);
+    if (server.crashed || output.requests.byClass['2xx'] === 0) exitCode = 1;
+  } catch (error) {
+    console.error(error);
+    exitCode = 1;
+  } finally {
+    run?.stop();
+    if (sampler) clearInterval(sampler);
+    if (server.running()) await server.stop();
+    if (server.crashed) {
+      console.error(`server exited unasked: ${JSON.stringify(server.crashed)}; last log lines:`);
+      for (const line of server.log.last) console.error(`  ${line}`);
+    }
+    cluster?.destroy();
+  }
+  process.exit(exitCode);
+}
+
+function summarize(r) {
+  const trafficSeconds = (r.trafficEnd - r.trafficStart) / 1000;
+  const byKind = {};
+  const byClass = { '2xx': 0, '4xx': 0, '5xx': 0, error: 0 };
+  let total = 0;
+  for (const [kind, k] of Object.entries(stats.byKind).sort()) {
+    byKind[kind] = {
+      n: k.n,
+      '2xx': k['2xx'],
+      '4xx': k['4xx'],
+      '5xx': k['5xx'],
+      error: k.error,
+      p50Ms: round(percentile(k.ms, 50)),
+      p99Ms: round(percentile(k.ms, 99)),
+    };
+    for (const c of Object.keys(byClass)) byClass[c] += k[c];
+    total += k.n;
+  }
+  const probeMs = r.probes.filter((p) => p.status === 200).map((p) => p.ms);
+  const mainProbeMs = r.probes
+    .filter((p) => p.status === 200 && p.at >= r.trafficStart + WARMUP_MS)
+    .map((p) => p.ms);
+  const peakSampled = Math.max(...r.rss.map((s) => s.mb), r.start.rssMb);
+  const warmupMb = r.warmup?.rssMb ?? null;
+  const endMb = r.end?.rssMb ?? null;
+  const healthP99 = percentile(probeMs, 99);
+  const verdict = (ok) => (ok === null ? 'n/a' : ok ? 'PASS' : 'MISS');
+  const targets = {
+    'end RSS <= 1.2 x warm-up RSS': {
+      value: warmupMb && endMb ? round(endMb / warmupMb, 2) : null,
+      result: verdict(warmupMb && endMb ? endMb <= 1.2 * warmupMb : null),
+    },
+    'end RSS < 300 MB (scale small)': {
+      value: round(endMb),
+      result: verdict(SCALE === 'small' && endMb !== null ? endMb < 300 : null),
+    },
+    '/healthz p99 < 100 ms': {
+      value: round(healthP99),
+      result: verdict(healthP99 === null ? null : healthP99 < 100),
+    },
+  };
+  const findings = [];
+  if (r.crashed) findings.push(`server exited during the run: ${JSON.stringify(r.crashed)}`);
+  if (byClass['5xx']) findings.push(`${byClass['5xx']} responses with a 5xx status`);
+  if (byClass.error) findings.push(`${byClass.error} requests failed without an HTTP answer`);
+  if (byClass['4xx']) findings.push(`${byClass['4xx']} responses with a 4xx status`);
+  const refused = Object.values(stats.refusals).reduce((s, n) => s + n, 0);
+  if (refused) findings.push(`${refused} refusals (see reports.refusals)`);
+  if (r.probes.length > probeMs.length)
+    findings.push(`${r.probes.length - probeMs.length} /healthz probes failed`);
+  if (r.shutdown?.stoppedBy === 'SIGKILL') findings.push('SIGTERM did not stop the server in 15 s');
+  const timeline = r.rss
+    .filter((_, i) => i % 5 === 0)
+    .map((s) => [Math.round((s.at - r.trafficStart) / 1000), round(s.mb), s.shapes, s.requests]);
+  return {
+    date: new Date().toISOString(),
+    command: r.commandLine,
+    git: { branch: git('rev-parse', '--abbrev-ref', 'HEAD'), commit: git('rev-parse', 'HEAD') },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGb: round(totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    seed: SEED,
+    minutes: MINUTES,
+    scale: SCALE,
+    store: r.store,
+    db: redact(r.db),
+    dataSeed: { ...DATA_SEED, seededThisRunSeconds: r.seededSeconds },
+    concurrency: CONCURRENCY,
+    phases: {
+      warmupSeconds: WARMUP_MS / 1000,
+      trafficSeconds: round(trafficSeconds),
+      idleSecondsBeforeEnd: IDLE_MS / 1000,
+    },
+    requests: {
+      total,
+      perSecond: round(total / trafficSeconds),
+      byClass,
+      byStatus: stats.byStatus,
+      byKind,
+      networkErrors: stats.networkErrors,
+      first5xx: stats.fiveHundreds,
+    },
+    reports: {
+      sent: r.reports?.sent ?? 0,
+      distinctShapes: r.distinct.size,
+      repeatsOfRecentShapes: r.reports?.repeats ?? 0,
+      nextPagesFollowed: r.reports?.pagesFollowed ?? 0,
+      outcomes: stats.reportOutcomes,
+      truncatedBy: r.reports?.truncated ?? {},
+      refusals: stats.refusals,
+    },
+    mcp: { toolErrors: stats.mcpToolErrors, rpcErrors: stats.mcpRpcErrors },
+    rssMb: {
+      start: round(r.start.rssMb),
+      afterWarmup: round(warmupMb),
+      peakSampled: round(peakSampled),
+      peakVmHWM: round(r.end?.hwmMb ?? null),
+      end: round(endMb),
+      endOverWarmup: warmupMb && endMb ? round(endMb / warmupMb, 2) : null,
+    },
+    healthz: {
+      probes: r.probes.length,
+      failed: r.probes.length - probeMs.length,
+      p50Ms: round(percentile(probeMs, 50), 2),
+      p99Ms: round(healthP99, 2),
+      maxMs: round(Math.max(...probeMs), 2),
+      afterWarmup: {
+        p50Ms: round(percentile(mainProbeMs, 50), 2),
+        p99Ms: round(percentile(mainProbeMs, 99), 2),
+        maxMs: round(Math.max(...mainProbeMs), 2),
+      },
+    },
+    targets,
+    findings,
+    shutdown: r.shutdown,
+    crashed: r.crashed,
+    serverLog: r.serverLog,
+    timelineColumns: ['secondsFromTrafficStart', 'rssMb', 'distinctShapes', 'requests'],
+    timeline,
+  };
+}
+
+function print(o) {
+  const line = (label, value) => console.log(`${label.padEnd(34)}${value}`);
+  console.log('');
+  line('command', o.command);
+  line('seed / minutes / scale / store', `${o.seed} / ${o.minutes} / ${o.scale} / ${o.store}`);
+  line(
+    'requests',
+    `${o.requests.total} (${o.requests.perSecond}/s), ${JSON.stringify(o.requests.byClass)}`,
+  );
+  line('by status', JSON.stringify(o.requests.byStatus));
+  line('report queries sent', `${o.reports.sent}, ${o.reports.distinctShapes} distinct shapes`);
+  line('report outcomes', JSON.stringify(o.reports.outcomes));
+  line('refusals', JSON.stringify(o.reports.refusals));
+  console.log('\nby kind:');
+  for (const [kind, k] of Object.entries(o.requests.byKind)) {
+    console.log(
+      `  ${kind.padEnd(40)}${String(k.n).padStart(7)}  2xx ${k['2xx']}  4xx ${k['4xx']}  5xx ${k['5xx']}  err ${k.error}  p50 ${k.p50Ms}  p99 ${k.p99Ms} ms`,
+    );
+  }
+  console.log('');
+  const m = o.rssMb;
+  line(
+    'RSS MB start/warm-up/peak/end',
+    `${m.start} / ${m.afterWarmup} / ${m.peakSampled} (HWM ${m.peakVmHWM}) / ${m.end}`,
+  );
+  line('end / warm-up', m.endOverWarmup);
+  const h = o.healthz;
+  line(
+    '/healthz p50/p99/max ms',
+    `${h.p50Ms} / ${h.p99Ms} / ${h.maxMs} (${h.probes} probes, ${h.failed} failed)`,
+  );
+  for (const [name, t] of Object.entries(o.targets)) line(`  ${t.result}`, `${name}: ${t.value}`);
+  line('shutdown', JSON.stringify(o.shutdown));
+  if (o.findings.length) {
+    console.log('findings:');
+    for (const f of o.findings) console.log(`  - ${f}`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
