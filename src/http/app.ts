@@ -7,7 +7,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { monotonicNow, withDeadline } from '../deadline.js';
-import { ApiError, errorBody } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { mountMcpHttp } from '../mcp/http-transport.js';
 import { toolsetOf } from '../mcp/tools.js';
 import type { Executor } from '../operations/executor.js';
@@ -102,13 +102,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const answer = errorAnswer(origin);
   installErrorHandling(app, answer);
 
-  app.get('/healthz', async (request, reply) => {
+  app.get('/healthz', async () => {
     const ready = await withDeadline(
       deps.store.ping(),
       HEALTH_DEADLINE_MS,
       () => new Error(),
     ).catch(() => false);
-    if (!ready) return reply.code(503).send(errorBody('unavailable', request.id));
+    if (!ready) throw new ApiError('unavailable');
     return { status: 'ok' };
   });
 

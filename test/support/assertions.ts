@@ -34,3 +34,41 @@ export function assertRefusal(answer: Answer, code: string, operationId: string,
     assert.match(data.catalogVersion, /^cv1-[0-9a-f]+$/);
   }
 }
+
+/**
+ * The same seed in both stores gives the same answer to every operation: the data, with cursors
+ * compared by presence (they are encrypted with a random IV) and floating-point values within a
+ * relative 1e-9 (SQLite REAL and PostgreSQL numeric round their last digits differently).
+ */
+export function assertSameAnswer(a: unknown, b: unknown, path = '$'): void {
+  if (
+    typeof a === 'number' &&
+    typeof b === 'number' &&
+    !(Number.isInteger(a) && Number.isInteger(b))
+  ) {
+    assert.ok(
+      Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b)),
+      `${path}: ${a} vs ${b}`,
+    );
+    return;
+  }
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
+    assert.deepEqual(a, b, path);
+    return;
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    assert.ok(Array.isArray(a) && Array.isArray(b), path);
+    assert.equal(a.length, b.length, `${path}.length`);
+    a.forEach((v, i) => assertSameAnswer(v, (b as unknown[])[i], `${path}[${i}]`));
+    return;
+  }
+  const ak = Object.keys(a).sort();
+  assert.deepEqual(ak, Object.keys(b).sort(), `${path} keys`);
+  for (const k of ak) {
+    const av: unknown = (a as Record<string, unknown>)[k];
+    const bv: unknown = (b as Record<string, unknown>)[k];
+    if (k === 'nextCursor') assert.equal(av === null, bv === null, `${path}.nextCursor`);
+    else assertSameAnswer(av, bv, `${path}.${k}`);
+  }
+}
+

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -16,7 +16,27 @@ export interface PgCluster {
   dir: string;
   start(): void;
   stop(): void;
+  /**
+   * Stops the database without closing a socket: SIGSTOP to the postmaster and every process it
+   * started (each backend is its own process group, so one group signal would not reach them).
+   * Connections stay open and silent, as with a hung host.
+   */
+  freeze(): void;
+  /** SIGCONT to the processes `freeze` stopped. */
+  thaw(): void;
   destroy(): void;
+}
+
+/** The postmaster's pid and its children's, from postmaster.pid and ps. */
+function databaseProcesses(data: string): number[] {
+  const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], {
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .map((line) => Number(line.trim()))
+    .filter((pid) => pid > 0);
+  return [postmaster, ...children];
 }
 
 function findBinary(name: string): string | null {
@@ -107,7 +127,19 @@ export async function startCluster(): Promise<PgCluster> {
         'start',
       ]),
     stop: () => exec(binaries.pgCtl, ['-D', data, '-m', 'fast', '-w', 'stop']),
+    // The postmaster first, so that it starts no new backend while the others are stopped.
+    freeze: () => {
+      for (const pid of databaseProcesses(data)) process.kill(pid, 'SIGSTOP');
+    },
+    thaw: () => {
+      for (const pid of databaseProcesses(data).reverse()) process.kill(pid, 'SIGCONT');
+    },
     destroy: () => {
+      try {
+        cluster.thaw();
+      } catch {
+        // not running
+      }
       try {
         cluster.stop();
       } catch {
