@@ -92,7 +92,8 @@ for (const dialect of DIALECTS) {
         );
         for (const answer of answers) {
           if (answer.status !== 200) assertError(answer, 503, 'query_timeout');
-          assert.ok(answer.ms < limit + 150, `answered after ${Math.round(answer.ms)} ms`);
+          // The margin covers this process's own scheduling on a loaded machine, not the server.
+          assert.ok(answer.ms < limit + 300, `answered after ${Math.round(answer.ms)} ms`);
         }
         const ok = answers.filter((a) => a.status === 200).length;
         assert.ok(ok >= 1 && ok <= h.store.reportConcurrency, `${ok} answered in time`);
@@ -105,7 +106,7 @@ for (const dialect of DIALECTS) {
       const queue = 3;
       const h = await startHarness({ dialect, reportTimeoutMs: 10_000, reportQueue: queue });
       try {
-        slowReports(h, 300);
+        slowReports(h, 600);
         const capacity = h.store.reportConcurrency + queue;
         const answers = await Promise.all(
           Array.from({ length: capacity + 5 }, () =>
@@ -117,7 +118,7 @@ for (const dialect of DIALECTS) {
         for (const answer of refused) {
           assertError(answer, 503, 'unavailable');
           assert.equal(answer.headers['retry-after'], '1');
-          assert.ok(answer.ms < 250, `refused after ${Math.round(answer.ms)} ms, not at once`);
+          assert.ok(answer.ms < 450, `refused after ${Math.round(answer.ms)} ms, not at once`);
         }
         assert.equal(answers.filter((a) => a.status === 200).length, capacity);
       } finally {

@@ -71,4 +71,3 @@ export function assertSameAnswer(a: unknown, b: unknown, path = '$'): void {
     else assertSameAnswer(av, bv, `${path}.${k}`);
   }
 }
-

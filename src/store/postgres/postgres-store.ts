@@ -94,10 +94,15 @@ export class PostgresStore extends SqlStore {
       query_timeout: this.answerTimeoutMs,
       statement_timeout: this.answerTimeoutMs,
     });
-    // Reports get their own small pool, so a slow aggregate never holds up point reads. Their
-    // timeouts are set per query: the report's own limit, and the answer time for the rest.
+    // Reports get their own small pool, so a slow aggregate never holds up point reads. A report
+    // statement gets the report's own limit (SET LOCAL, and a client-side timeout per query);
+    // the statements around it keep the answer time.
     this.reportConcurrency = Math.max(2, Math.ceil((options.poolSize ?? 10) / 4));
-    this.reportPool = new pg.Pool({ ...common, max: this.reportConcurrency });
+    this.reportPool = new pg.Pool({
+      ...common,
+      max: this.reportConcurrency,
+      statement_timeout: this.answerTimeoutMs,
+    });
     // A dropped idle connection is not a crash: the next query gets a fresh one or a 503.
     this.pool.on('error', () => {});
     this.reportPool.on('error', () => {});

@@ -15,6 +15,13 @@ interface Job {
 export const REPORT_WORKERS = 2;
 
 /**
+ * A worker that has prepared this many statements is replaced. better-sqlite3 frees a statement
+ * only when V8 collects it, and a worker's heap sees few full collections, so statements its
+ * bounded cache dropped would hold native memory for long; ending the worker frees all of it.
+ */
+export const RECYCLE_AFTER_PREPARED = 1000;
+
+/**
  * A few worker threads, each with a read-only connection, that run report queries with a time
  * limit. A query past its limit is answered with ReportTimeoutError at once and its worker is
  * terminated and replaced, so the server never waits on it.
@@ -25,6 +32,8 @@ export class ReportPool {
   private readonly workers = new Set<Worker>();
   private nextId = 1;
   private closed = false;
+  /** Workers ended so far (past their time limit, or after preparing many statements). */
+  retired = 0;
   /** Prepared statements each worker last reported holding. */
   private readonly statementCounts = new WeakMap<Worker, number>();
 
@@ -63,6 +72,13 @@ export class ReportPool {
     return worker;
   }
 
+  /** Ends a worker (its connection and all it holds); the next dispatch spawns a fresh one. */
+  private retire(worker: Worker): void {
+    this.retired++;
+    this.workers.delete(worker);
+    void worker.terminate();
+  }
+
   private dispatch(): void {
     while (this.queue.length > 0) {
       const worker = this.idle.pop() ?? (this.workers.size < this.size ? this.spawn() : undefined);
@@ -82,11 +98,13 @@ export class ReportPool {
       rows?: Row[];
       error?: string;
       statements: number;
+      prepared: number;
     }) => {
       if (message.id !== job.id) return;
       finish();
       this.statementCounts.set(worker, message.statements);
-      this.idle.push(worker);
+      if (message.prepared >= RECYCLE_AFTER_PREPARED) this.retire(worker);
+      else this.idle.push(worker);
       if (message.error !== undefined) job.reject(new Error(message.error));
       else job.resolve(message.rows ?? []);
       this.dispatch();
@@ -99,8 +117,7 @@ export class ReportPool {
     };
     const timer = setTimeout(() => {
       finish();
-      this.workers.delete(worker);
-      void worker.terminate();
+      this.retire(worker);
       job.reject(new ReportTimeoutError());
       this.dispatch();
     }, job.timeoutMs);

@@ -92,6 +92,7 @@ export class SqliteStore extends SqlStore {
     return {
       statements: this.statements.size,
       reportStatements: this.reports?.largestStatementCache() ?? 0,
+      reportWorkersReplaced: this.reports?.retired ?? 0,
     };
   }
 
