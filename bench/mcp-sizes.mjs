@@ -2,7 +2,7 @@
 // Usage: npm run build && node bench/mcp-sizes.mjs --db data/demo.db
 import { parseArgs } from 'node:util';
 import { createToken } from '../dist/src/auth/tokens.js';
-import { callTool, toolsetOf } from '../dist/src/mcp/tools.js';
+import { callerWithToken, callTool, toolsetOf } from '../dist/src/mcp/tools.js';
 import { OPERATIONS } from '../dist/src/operations/registry.js';
 import { createExecutor } from '../dist/src/service.js';
 import { SqliteStore } from '../dist/src/store/sqlite/sqlite-store.js';
@@ -39,7 +39,10 @@ const cases = {
 };
 const results = [];
 for (const [name, [tool, args]] of Object.entries(cases)) {
-  const result = await callTool(executor, toolset, `Bearer ${token}`, tool, args);
+  const result = await callTool(executor, toolset, callerWithToken(executor, token), {
+    name: tool,
+    arguments: args,
+  });
   if (result.isError) throw new Error(result.content[0].text);
   const bytes = Buffer.byteLength(result.content[0].text, 'utf8');
   results.push({ name, bytes, estimatedTokens: Math.round(bytes / 4) });

@@ -2,11 +2,11 @@
 // measured in the same run, on the medium seed. Writes bench/results/<ISO date-time>.json.
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
+import { CLI, cli, freePort, log } from './lib.mjs';
 import { RAW_REPORTS, TYPICAL_QUERIES } from './typical-reports.mjs';
 
 const { values } = parseArgs({
@@ -22,32 +22,11 @@ const SECONDS = Number(values.seconds ?? (QUICK ? 3 : 10));
 const CONNECTIONS = Number(values.connections);
 const REPORT_RUNS = QUICK ? 7 : 21;
 const SOAK_SECONDS = QUICK ? 0 : 60;
-const CLI = 'dist/src/cli/main.js';
 const SEED = { scale: 'medium', seed: '1', asOf: '2026-06-30' };
 
-const log = (...args) => console.error(...args);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x, digits = 1) => Number(x.toFixed(digits));
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function cli(args) {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (result.status !== 0) throw new Error(`vms-read ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout;
-}
 
 /** Seeds the medium database once and reuses it while the seed arguments are the same. */
 function ensureDatabase() {

@@ -10,9 +10,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
+import { CLI, cli, freePort, log } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -41,7 +41,6 @@ if (values.pg && values.db) {
   console.error('--pg starts its own PostgreSQL: do not also give --db');
   process.exit(2);
 }
-const CLI = 'dist/src/cli/main.js';
 const DATA_SEED = { scale: SCALE, seed: '1', asOf: '2026-06-30' };
 const WORKSPACE = 'ws_business';
 const TOTAL_MS = MINUTES * 60_000;
@@ -53,7 +52,6 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** Share of report queries that repeat a recent shape instead of a new one (cache hits). */
 const REPEAT_SHARE = 0.05;
 
-const log = (...args) => console.error(...args);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const round = (x, digits = 1) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : null);
 const percentile = (xs, p) => {
@@ -92,25 +90,6 @@ function prng(seed) {
   return { next, int, pick, sample, weighted };
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function cli(args) {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (result.status !== 0) throw new Error(`vms-read ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout;
-}
 
 const seedArgs = (db) => [
   'seed',
