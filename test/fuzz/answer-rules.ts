@@ -40,7 +40,7 @@ function operationOf(request: FuzzRequest) {
   return OPERATIONS.find((op) => op.method === request.method && op.path === pathOf(request));
 }
 
-/** Rule 2: `{data, request_id}` on 200 (`{status: "ok"}` on /healthz), else exactly the error body. */
+/** Rule 2: `{data, request_id}` on 200 (`{status: "ok"}` on /healthz), else the error body. */
 export function assertRestAnswer(request: FuzzRequest, answer: Answer): void {
   assertRequestIdHeader(request, answer);
   if (request.method === 'HEAD') return assert.equal(answer.raw, '', 'a HEAD answer has no body');
@@ -162,7 +162,7 @@ export function assertRefusalShape(request: FuzzRequest, answer: Answer): void {
 const refusalMessage = (data: unknown) =>
   isObject(data) && data.status === 'refused' ? JSON.stringify(data.message) : '';
 
-/** What the service wrote in one JSON-RPC response: its error, a tool's error, a refusal's message. */
+/** What the service wrote in a JSON-RPC response: its error, a tool error, a refusal message. */
 function jsonRpcText(response: unknown): string {
   if (!isObject(response)) return JSON.stringify(response) ?? '';
   if ('error' in response) return JSON.stringify(response.error);

@@ -70,7 +70,7 @@ function authorizations(tokens: string[]): fc.Arbitrary<string | string[] | unde
   );
 }
 
-/** Calls every list of the registry (anything GET without a required input) to gather ids and cursors. */
+/** Calls every list of the registry (GET, no required input) to gather ids, cursors, keys. */
 export async function fuzzContext(harness: Harness): Promise<FuzzContext> {
   const ids = new Set<string>();
   const cursors = new Set<string>();
@@ -122,7 +122,7 @@ export interface FuzzSuite {
   ): (request: FuzzRequest) => Promise<void>;
 }
 
-/** A harness on one store and its fuzz context, started before the suite's tests and closed after. */
+/** A harness on one store and its fuzz context, started before the tests and closed after. */
 export function fuzzSuite(dialect: Dialect): FuzzSuite {
   let h: Harness | undefined;
   let ctx: FuzzContext | undefined;

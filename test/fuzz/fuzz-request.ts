@@ -37,7 +37,8 @@ export function sendRequest(app: FastifyInstance, request: FuzzRequest): Promise
 
 /** An answer in a line: status, request id and the start of the body. */
 export function shown(answer: Answer): string {
-  return `HTTP ${answer.status} x-request-id=${answer.headers['x-request-id']} ${answer.raw.slice(0, 600)}`;
+  const id = answer.headers['x-request-id'];
+  return `HTTP ${answer.status} x-request-id=${id} ${answer.raw.slice(0, 600)}`;
 }
 
 /** Sends a request and checks its answer; a failure's message then shows the answer too. */
@@ -64,7 +65,7 @@ export function parsedPayload(request: FuzzRequest): unknown {
   }
 }
 
-/** Operations drawn by name, so that a counterexample prints a name and not the whole definition. */
+/** Operations drawn by name: a counterexample then prints a name, not the whole definition. */
 export function operationName(
   filter: (op: AnyOperation) => boolean = () => true,
 ): fc.Arbitrary<string> {

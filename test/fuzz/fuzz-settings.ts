@@ -6,8 +6,9 @@ import type { FuzzContext, FuzzSuite } from './fuzz-context.js';
 import type { FuzzRequest } from './fuzz-request.js';
 
 /**
- * One seed per test process: VMS_READ_FUZZ_SEED when set (to replay a failure), else random.
- * Every property of the process uses it, so a failure's `seed` reruns the whole file as it ran.
+ * One seed per test process, printed: VMS_READ_FUZZ_SEED when set, else random. Every property
+ * uses it, so `VMS_READ_FUZZ_SEED=<a failure's seed>` draws the same requests again (shrinking
+ * may stop elsewhere when the time limit cuts it short).
  */
 function fuzzSeed(value = process.env.VMS_READ_FUZZ_SEED): number {
   if (value === undefined || value === '') return randomInt(0, 2 ** 31 - 1);
@@ -20,14 +21,15 @@ export const FUZZ_SEED = fuzzSeed();
 console.log('fuzz seed', FUZZ_SEED);
 
 /**
- * Each property runs until `numRuns` or its time limit, whichever comes first: the fuzz files
- * must stay within about a minute and a half for both stores on a 2-core machine. The limit
- * covers shrinking too, so a failure found late is reported as far as it shrank.
+ * Each property runs until `numRuns` or its time limit, whichever comes first: at 1.5 s each,
+ * the fuzz files stay within about a minute for both stores on a 2-core machine, however slow
+ * the machine. The limit covers shrinking too: a failure found late is reported as far as it
+ * shrank.
  */
 export function fuzz<T>(
   arbitrary: fc.Arbitrary<T>,
   check: (value: T) => Promise<void>,
-  { numRuns = 500, timeLimitMs = 2_500 }: { numRuns?: number; timeLimitMs?: number } = {},
+  { numRuns = 500, timeLimitMs = 1_500 }: { numRuns?: number; timeLimitMs?: number } = {},
 ): Promise<void> {
   return fc.assert(fc.asyncProperty(arbitrary, check), {
     seed: FUZZ_SEED,

@@ -43,6 +43,9 @@ function exchange(port: number, request: string): Promise<Answer> {
 }
 
 const HOST = 'Host: 127.0.0.1\r\n';
+const MANY_HEADERS = Array.from({ length: 300 }, (_, i) => `X-H${i}: ${'b'.repeat(60)}\r\n`).join(
+  '',
+);
 
 /** What Node's parser refuses, and the status DESIGN §4.1 gives it. */
 const MALFORMED: [string, number, string][] = [
@@ -61,7 +64,7 @@ const MALFORMED: [string, number, string][] = [
   [
     '300 headers of 70 characters',
     431,
-    `GET /api/v1/workers HTTP/1.1\r\n${HOST}${Array.from({ length: 300 }, (_, i) => `X-H${i}: ${'b'.repeat(60)}\r\n`).join('')}\r\n`,
+    `GET /api/v1/workers HTTP/1.1\r\n${HOST}${MANY_HEADERS}\r\n`,
   ],
 ];
 

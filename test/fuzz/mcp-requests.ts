@@ -13,7 +13,7 @@ const TOOLS_LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
 const id: fc.Arbitrary<Json> = fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), marker);
 
-/** tools/call of a tool of the registry with mutated arguments, or of a tool that does not exist. */
+/** tools/call of a tool of the registry with mutated arguments, or of a tool that is not. */
 export function toolCall(ctx: FuzzContext): fc.Arbitrary<Json> {
   const known = OPERATIONS.map((op) =>
     fc.record(

@@ -66,7 +66,7 @@ export function operationInput(op: AnyOperation, ctx: FuzzContext): fc.Arbitrary
   return fc.oneof(fromSchema, reportQueryBody(ctx));
 }
 
-/** A POST of a report query from the catalog (or a mutation of one) to every operation that takes one. */
+/** A report query from the catalog (or a mutation of one), to every operation taking one. */
 export function reportRequest(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   const body = fc.oneof(
     { weight: 3, arbitrary: reportQueryBody(ctx) },
