@@ -1,17 +1,45 @@
 import assert from 'node:assert/strict';
+import { ERRORS, wireCode, type ErrorCode } from '../../src/errors.js';
 import type { Answer } from './harness.js';
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+/** The HTTP status of each code on the wire (several reasons of the table may share a code). */
+const STATUS_OF_CODE = new Map(
+  (Object.keys(ERRORS) as ErrorCode[]).map((reason) => [wireCode(reason), ERRORS[reason].status]),
+);
+
+/**
+ * DESIGN §4.1's error body, exactly `{error: {code, message}, request_id}`, with a code of the one
+ * error table (ERRORS) and a lowercase UUID v4; also what an MCP tool error carries as its text.
+ */
+export function assertErrorBody(body: unknown): asserts body is {
+  error: { code: string; message: string };
+  request_id: string;
+} {
+  assert.ok(body !== null && typeof body === 'object' && !Array.isArray(body), String(body));
+  const { error, request_id } = body as Record<string, unknown>;
+  assert.deepEqual(Object.keys(body).sort(), ['error', 'request_id']);
+  assert.ok(error !== null && typeof error === 'object', JSON.stringify(body));
+  assert.deepEqual(Object.keys(error).sort(), ['code', 'message']);
+  const { code, message } = error as Record<string, unknown>;
+  assert.ok(typeof code === 'string' && STATUS_OF_CODE.has(code), `code ${String(code)}`);
+  assert.equal(typeof message, 'string');
+  assert.match(String(request_id), UUID_V4);
+}
+
+/** An error answer: the body above, its code's status, and the same id in `x-request-id`. */
+export function assertErrorAnswer(answer: Answer) {
+  assertErrorBody(answer.body);
+  assert.equal(answer.status, STATUS_OF_CODE.get(answer.body.error.code), answer.raw);
+  assert.equal(answer.headers['x-request-id'], answer.body.request_id);
+}
+
 /** DESIGN §4.1: `{error: {code, message}, request_id}` and the same id in `x-request-id`. */
 export function assertError(answer: Answer, status: number, code: string) {
   assert.equal(answer.status, status, answer.raw);
-  assert.deepEqual(Object.keys(answer.body).sort(), ['error', 'request_id']);
-  assert.deepEqual(Object.keys(answer.body.error).sort(), ['code', 'message']);
+  assertErrorAnswer(answer);
   assert.equal(answer.body.error.code, code);
-  assert.equal(typeof answer.body.error.message, 'string');
-  assert.match(answer.body.request_id, UUID_V4);
-  assert.equal(answer.headers['x-request-id'], answer.body.request_id);
 }
 
 /** A refusal (HTTP 200): status, code and a `$.message` envelope; report refusals add two members. */

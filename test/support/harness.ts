@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createToken } from '../../src/auth/tokens.js';
 import type { Scope } from '../../src/auth/scopes.js';
 import type { OriginConfig } from '../../src/http/server-origin.js';
@@ -121,18 +121,9 @@ export interface Answer {
   raw: string;
 }
 
-/** GET a path (query included) with a bearer token (or none). */
-export async function get(
-  app: FastifyInstance,
-  url: string,
-  token?: string,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const response = await app.inject({
-    method: 'GET',
-    url,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-  });
+/** Any request, answered as status, headers, parsed body (or the text when not JSON) and raw text. */
+export async function send(app: FastifyInstance, request: InjectOptions): Promise<Answer> {
+  const response = await app.inject(request);
   return {
     status: response.statusCode,
     headers: response.headers,
@@ -141,14 +132,28 @@ export async function get(
   };
 }
 
-export async function post(
+/** GET a path (query included) with a bearer token (or none). */
+export function get(
+  app: FastifyInstance,
+  url: string,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return send(app, {
+    method: 'GET',
+    url,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+  });
+}
+
+export function post(
   app: FastifyInstance,
   url: string,
   token: string | undefined,
   payload: unknown,
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  const response = await app.inject({
+  return send(app, {
     method: 'POST',
     url,
     headers: {
@@ -158,12 +163,6 @@ export async function post(
     },
     payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
   });
-  return {
-    status: response.statusCode,
-    headers: response.headers,
-    body: safeJson(response.body),
-    raw: response.body,
-  };
 }
 
 function safeJson(text: string): unknown {
