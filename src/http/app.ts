@@ -7,11 +7,12 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { monotonicNow, withDeadline } from '../deadline.js';
-import { ApiError } from '../errors.js';
+import { ApiError, errorBody } from '../errors.js';
 import { mountMcpHttp } from '../mcp/http-transport.js';
 import { toolsetOf } from '../mcp/tools.js';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';
+import { parseQueryString } from '../operations/query-string.js';
 import type { Store } from '../store/store.js';
 import { answerClientError } from './client-errors.js';
 import { errorAnswer, installErrorHandling } from './error-handling.js';
@@ -77,6 +78,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node checks the timeouts above every connectionsCheckingInterval (30 s by default).
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     clientErrorHandler: answerClientError,
+    // A path Fastify cannot decode never reaches a route or hook: answer it here, in our shape.
+    frameworkErrors: (_error, request, reply: FastifyReply) =>
+      reply.header('x-request-id', request.id).code(404).send(errorBody('not_found', request.id)),
+    routerOptions: { querystringParser: parseQueryString },
     // While draining, new requests get this service's own 503 (below), not Fastify's body.
     return503OnClosing: false,
   });

@@ -1,4 +1,5 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { SCOPES } from '../auth/scopes.js';
@@ -25,6 +26,18 @@ function checkOriginAndHost(request: FastifyRequest, origin: ServerOrigin): void
   if (!origin.allowsHost(request.headers.host)) throw new ApiError('origin_refused');
   if (browserOrigin !== undefined && !origin.allowsOrigin(browserOrigin))
     throw new ApiError('origin_refused');
+}
+
+/**
+ * The check the SDK makes of an MCP-Protocol-Version header, made first (on every request, which
+ * is stricter than the SDK's after-initialize rule): the SDK's own 400 quotes the header back.
+ */
+function protocolVersionSupported(request: FastifyRequest): boolean {
+  const version = request.headers['mcp-protocol-version'];
+  return (
+    version === undefined ||
+    (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+  );
 }
 
 /** Body errors on /mcp are JSON-RPC errors; every other error has the REST shape. */
@@ -80,6 +93,8 @@ export function mountMcpHttp(
     handler: async (request, reply) => {
       if (Array.isArray(request.body))
         return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.batch));
+      if (!protocolVersionSupported(request))
+        return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.protocolVersion));
       const principal = request.principal as Principal;
       const { receivedAt } = request;
       const server = createMcpServer(executor, toolset, async () => ({ principal, receivedAt }));

@@ -18,6 +18,11 @@ export const JSON_RPC = {
   },
   unknownTool: { code: -32602, message: 'Unknown tool: call tools/list for the tool names.' },
   internal: { code: -32603, message: 'Internal error.' },
+  protocolVersion: {
+    code: -32000,
+    message:
+      'Bad Request: unsupported MCP-Protocol-Version header; see initialize for the version.',
+  },
   mediaType: {
     code: -32000,
     message: 'Unsupported Media Type: Content-Type must be application/json.',

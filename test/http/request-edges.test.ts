@@ -70,6 +70,30 @@ describe('answers at the HTTP edge keep the documented error shape', () => {
     });
   });
 
+  describe('paths and parameters Fastify cannot take at face value', () => {
+    for (const path of ['/api/v1/ZQmarker%zz', '/api/v1/reports/catalog%ED%A0%80', '/%']) {
+      it(`answers the undecodable path ${path} 404 in the error shape, without echoing it`, async () => {
+        const answer = await get(h.app, path, h.tokens.staff);
+        assertError(answer, 404, 'not_found');
+        assert.ok(!answer.raw.includes('ZQmarker'));
+      });
+    }
+    for (const name of ['__proto__', 'constructor', 'hasOwnProperty']) {
+      it(`treats a query parameter named ${name} as the unknown parameter it is`, async () => {
+        assertError(
+          await get(h.app, `/api/v1/reports/catalog?${name}=`, h.tokens.staff),
+          404,
+          'not_found',
+        );
+        assertError(
+          await get(h.app, `/api/v1/workers?limit=1&${name}=1`, h.tokens.staff),
+          404,
+          'not_found',
+        );
+      });
+    }
+  });
+
   describe('every REST answer carries its request id', () => {
     for (const [what, request] of [
       ['/healthz', () => get(h.app, '/healthz')],

@@ -184,6 +184,23 @@ for (const dialect of DIALECTS) {
       });
     }
 
+    it('answers an unsupported MCP-Protocol-Version with 400 -32000, without echoing it', async () => {
+      for (const body of [initialize(), { jsonrpc: '2.0', id: 5, method: 'ping' }]) {
+        const answer = await mcpPost(base, body, { ...auth, 'mcp-protocol-version': 'ZQmarker' });
+        assertJsonRpcError(answer, 400, -32000);
+        assert.ok(!answer.raw.includes('ZQmarker'), answer.raw);
+      }
+      const supported = await mcpPost(
+        base,
+        { jsonrpc: '2.0', id: 6, method: 'ping' },
+        {
+          ...auth,
+          'mcp-protocol-version': '2025-06-18',
+        },
+      );
+      assert.equal(supported.status, 200, supported.raw);
+    });
+
     it('answers an initialize with malformed params without echoing them', async () => {
       const answer = await mcpPost(
         base,
