@@ -23,18 +23,19 @@ const tokens = (key: string) =>
   );
 
 /**
- * Enabled metric keys nearest an unknown one (DESIGN §4.8): by edit distance, helped by shared
- * `_`-separated tokens; best first, at most five. Never empty while there is a candidate: an
- * agent told "no such metric" needs somewhere to go, even when nothing looks alike.
+ * Enabled metric keys nearest an unknown one (DESIGN §4.8): those sharing the most
+ * `_`-separated tokens first, then by edit distance, then by key; at most five. Never empty while
+ * there is a candidate: an agent told "no such metric" needs somewhere to go, even when nothing
+ * looks alike.
  */
 export function closestMetrics(wanted: string, candidates: Iterable<string>, max = 5): string[] {
   const want = wanted.toLowerCase();
   const wantTokens = tokens(want);
-  const scored: { key: string; score: number }[] = [];
-  for (const key of candidates) {
-    const shared = [...tokens(key)].filter((t) => wantTokens.has(t)).length;
-    scored.push({ key, score: editDistance(want, key) - 3 * shared });
-  }
-  scored.sort((a, b) => a.score - b.score || (a.key < b.key ? -1 : 1));
+  const scored = [...candidates].map((key) => ({
+    key,
+    shared: [...tokens(key)].filter((t) => wantTokens.has(t)).length,
+    distance: editDistance(want, key),
+  }));
+  scored.sort((a, b) => b.shared - a.shared || a.distance - b.distance || (a.key < b.key ? -1 : 1));
   return scored.slice(0, max).map((s) => s.key);
 }
