@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,7 +13,9 @@ describe('vms-read CLI (DESIGN §5)', () => {
   let summary: { workspaces: { id: string; counts: Record<string, number> }[] };
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'vms-read-cli-'));
-    db = join(dir, 'test.db');
+    // A folder that does not exist yet: seed creates it and the database (only seed and demo may).
+    db = join(dir, 'data', 'test.db');
+    assert.equal(existsSync(db), false);
     const seeded = runCli([
       'seed',
       '--db',
@@ -30,7 +32,8 @@ describe('vms-read CLI (DESIGN §5)', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('seed prints a JSON summary with workspace ids and counts', () => {
+  it('seed creates the database and prints a JSON summary with workspace ids and counts', () => {
+    assert.ok(existsSync(db));
     assert.deepEqual(summary.workspaces.map((w) => w.id).sort(), [
       'ws_business',
       'ws_enterprise',
