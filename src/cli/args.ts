@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isPlainId, PLAIN_ID_SHAPE } from '../records/plain-values.js';
 
 /** A usage mistake: printed with the command's usage line, exit code 2. */
 export class UsageError extends Error {}
@@ -17,6 +18,20 @@ export function parse<O extends Options>(argv: string[], options: O, allowPositi
 export function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
   return value;
+}
+
+/**
+ * A flag whose value lands in a field the API sends plain (a workspace, worker, supplier or
+ * dashboard id, a metric key): id-shaped, like the importer's id columns. Undefined passes.
+ */
+export function plainIdOf(value: string | undefined, flag: string): string | undefined {
+  if (value !== undefined && !isPlainId(value))
+    throw new UsageError(`${flag} must be ${PLAIN_ID_SHAPE}`);
+  return value;
+}
+
+export function requiredId(value: string | undefined, flag: string): string {
+  return plainIdOf(required(value, flag), flag) as string;
 }
 
 /** `--db`, defaulting to VMS_READ_DB. */

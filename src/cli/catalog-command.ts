@@ -1,7 +1,7 @@
 import { resolveCatalog } from '../semantic/catalog.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
-import { dbOf, parse, required, UsageError } from './args.js';
+import { dbOf, parse, requiredId, UsageError } from './args.js';
 
 /**
  * `catalog enable|disable`: writes the next version of the workspace's program configuration
@@ -18,12 +18,13 @@ export async function catalogCommand(argv: string[]): Promise<void> {
     workspace: { type: 'string' },
     metric: { type: 'string' },
   });
-  const metric = required(values.metric, '--metric');
+  const metric = requiredId(values.metric, '--metric');
+  const workspaceId = requiredId(values.workspace, '--workspace');
   const store = await openStore(dbOf(values.db));
   try {
     const result = await setMetricEnabled(
       store,
-      required(values.workspace, '--workspace'),
+      workspaceId,
       metric,
       action === 'enable',
       new Date(),

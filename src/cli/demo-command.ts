@@ -95,7 +95,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } });
   const { host, port } = hostAndPort(values);
   const fresh = !existsSync(DEMO_DB);
-  const store = await openStore(DEMO_DB);
+  const store = await openStore(DEMO_DB, { create: true });
   if (fresh || !(await store.hasData())) {
     console.error(`Creating ${DEMO_DB} (scale small); this takes a few seconds...`);
     await seedStore(store, { scale: 'small', seed: 1, asOf: todayUtc() });

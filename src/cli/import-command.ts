@@ -7,7 +7,7 @@ import { readImportDirectory } from '../importer/read-directory.js';
 import { findStoredKeys } from '../importer/stored-keys.js';
 import { openStore } from '../store/open-store.js';
 import { SqlStore } from '../store/sql-store.js';
-import { dbOf, parse, required, UsageError } from './args.js';
+import { dbOf, parse, requiredId, UsageError } from './args.js';
 
 /**
  * `import`: loads a directory of CSV or NDJSON files into one workspace, all or nothing. Every
@@ -23,7 +23,7 @@ export async function importCommand(argv: string[]): Promise<void> {
   const [dir] = positionals;
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
     throw new UsageError(`${dir} is not a directory`);
-  const workspaceId = required(values.workspace, '--workspace');
+  const workspaceId = requiredId(values.workspace, '--workspace');
   const store = await openStore(dbOf(values.db));
   try {
     if (!(await store.getWorkspace(workspaceId)))

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { NoDatabaseError } from '../store/open-store.js';
 import { UsageError } from './args.js';
 import { catalogCommand } from './catalog-command.js';
 import { demoCommand } from './demo-command.js';
@@ -44,6 +45,11 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
     console.error(`vms-read: ${error.message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (error instanceof NoDatabaseError) {
+    // A wrong --db, not a usage mistake: one line naming the database, no usage text.
+    console.error(`vms-read: ${error.message}`);
     process.exit(2);
   }
   console.error(`vms-read: ${(error as Error).message}`);

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Value } from 'typebox/value';
-import { definitionIsCoherent, SavedDefinitionSchema } from '../semantic/query-schema.js';
+import { SAVED_QUERY_KINDS } from '../records/resources.js';
+import { checkSavedDefinition } from '../semantic/saved-definition.js';
 import { openStore } from '../store/open-store.js';
-import { dbOf, parse, required, UsageError } from './args.js';
-
-const KINDS = ['library', 'dashboard_tile', 'briefing'];
+import { dbOf, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
 
 /** `saved-query create`: stores `{query, period?}` after checking its shape; prints the new id alone. */
 export async function savedQueryCommand(argv: string[]): Promise<void> {
@@ -22,23 +20,15 @@ export async function savedQueryCommand(argv: string[]): Promise<void> {
     dashboard: { type: 'string' },
   });
   const kind = required(values.kind, '--kind');
-  if (!KINDS.includes(kind))
-    throw new UsageError('--kind must be library, dashboard_tile or briefing');
+  if (!(SAVED_QUERY_KINDS as readonly string[]).includes(kind))
+    throw new UsageError(`--kind must be one of ${SAVED_QUERY_KINDS.join(', ')}`);
   const name = required(values.name, '--name');
-  let definition: unknown;
-  try {
-    definition = JSON.parse(required(values.definition, '--definition'));
-  } catch {
-    throw new UsageError('--definition must be JSON');
-  }
-  if (!Value.Check(SavedDefinitionSchema, definition) || !definitionIsCoherent(definition)) {
-    throw new UsageError(
-      '--definition must be {"query": {...}, "period"?: {...}} as run_semantic_query accepts',
-    );
-  }
-  if (values.dashboard !== undefined && kind !== 'dashboard_tile')
+  const checked = checkSavedDefinition(required(values.definition, '--definition'));
+  if (!checked.ok) throw new UsageError(`--definition ${checked.problem}`);
+  const dashboardId = plainIdOf(values.dashboard, '--dashboard') ?? null;
+  if (dashboardId !== null && kind !== 'dashboard_tile')
     throw new UsageError('--dashboard goes with --kind dashboard_tile');
-  const workspaceId = required(values.workspace, '--workspace');
+  const workspaceId = requiredId(values.workspace, '--workspace');
   const store = await openStore(dbOf(values.db));
   try {
     if (!(await store.getWorkspace(workspaceId)))
@@ -50,8 +40,8 @@ export async function savedQueryCommand(argv: string[]): Promise<void> {
       workspace_id: workspaceId,
       kind,
       name,
-      dashboard_id: values.dashboard ?? null,
-      definition: JSON.stringify(definition),
+      dashboard_id: dashboardId,
+      definition: JSON.stringify(checked.definition),
       author: 'cli',
       pinned_at: now,
       created_at: now,

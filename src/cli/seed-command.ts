@@ -35,7 +35,7 @@ export async function seedCommand(argv: string[]): Promise<void> {
   const seed = integerOf(values.seed, '--seed', 1);
   const asOf = values['as-of'] ?? todayUtc();
   if (!isCalendarDate(asOf)) throw new UsageError('--as-of must be a calendar date YYYY-MM-DD');
-  const store = await openStore(dbOf(values.db));
+  const store = await openStore(dbOf(values.db), { create: true });
   try {
     if (await store.hasData()) {
       if (!values.force)

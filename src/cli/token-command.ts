@@ -1,7 +1,7 @@
 import { isRole, isScope, type Scope } from '../auth/scopes.js';
 import { createToken, hashToken, TokenRequestError } from '../auth/tokens.js';
 import { openStore } from '../store/open-store.js';
-import { dbOf, parse, required, UsageError } from './args.js';
+import { dbOf, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
 
 export async function tokenCommand(argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
@@ -20,6 +20,9 @@ async function create(argv: string[]): Promise<void> {
     scopes: { type: 'string' },
     expires: { type: 'string' },
   });
+  const workspaceId = requiredId(values.workspace, '--workspace');
+  const workerId = plainIdOf(values.worker, '--worker') ?? null;
+  const supplierId = plainIdOf(values.supplier, '--supplier') ?? null;
   const role = required(values.role, '--role');
   if (!isRole(role)) throw new UsageError('--role must be staff, worker or billing_entity');
   const scopes = required(values.scopes, '--scopes')
@@ -44,10 +47,10 @@ async function create(argv: string[]): Promise<void> {
     const token = await createToken(
       store,
       {
-        workspaceId: required(values.workspace, '--workspace'),
+        workspaceId,
         role,
-        workerId: values.worker ?? null,
-        supplierId: values.supplier ?? null,
+        workerId,
+        supplierId,
         scopes: scopes as Scope[],
         expiresAt,
       },

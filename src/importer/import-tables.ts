@@ -1,7 +1,8 @@
 /**
  * What an import may write, and the rule for each column. Columns, SQL types and NOT NULL come
- * from the storage schema itself; enumerations and date/timestamp formats from the record
- * definitions the API serves (SPEC "Resources", DESIGN §4.7), so neither is written twice.
+ * from the storage schema itself; enumerations, date/timestamp formats and which text is plain
+ * (id-shaped) from the record definitions the API serves (SPEC "Resources", DESIGN §4.7), so
+ * neither is written twice.
  */
 import type { Field, RecordType } from '../records/record.js';
 import {
@@ -10,6 +11,7 @@ import {
   ExpenseRecord,
   InvoiceLineRecord,
   InvoiceRecord,
+  SAVED_QUERY_KINDS,
   SupplierRecord,
   TimeEntryRecord,
   TimesheetRecord,
@@ -50,14 +52,12 @@ const REFERENCES: Record<string, ImportTable> = {
   invoice_id: 'invoices',
 };
 
-/** SPEC "Saved query item": the kinds list_saved_queries serves. */
-const SAVED_QUERY_KINDS = ['library', 'dashboard_tile', 'briefing'] as const;
-
 export interface ColumnRule {
   name: string;
   /** `flag` is a boolean stored as INTEGER 0/1. */
   type: 'text' | 'integer' | 'bigint' | 'flag';
   required: boolean;
+  /** `id`: PLAIN_ID (src/records/plain-values.ts); `currency`: CURRENCY_CODE. */
   format?: 'id' | 'date' | 'timestamp' | 'currency' | 'saved-definition';
   values?: readonly string[];
   references?: ImportTable;
@@ -107,11 +107,17 @@ function ruleOf(table: ImportTable, column: StorageColumn): ColumnRule {
   if (field?.kind === 'string' && field.values) rule.values = field.values;
   if (field?.kind === 'string' && field.format) rule.format = field.format;
   else if (column.name.endsWith('_at')) rule.format = 'timestamp';
-  if (column.name === 'id') rule.format = 'id';
+  if (REFERENCES[column.name]) rule.references = REFERENCES[column.name];
+  // A field the API sends plain that is neither listed nor a date is an id, a reference or an open
+  // set's value (worker type, assignment status): id-shaped, so that it cannot carry prose. So are
+  // every id and reference column (approval_statuses.worker_id is not sent, but is an id) and a
+  // saved query's dashboardId (SPEC "Saved query item"). Every other text column is people text.
+  const plain = field?.kind === 'string' && !field.values && !field.format;
+  const dashboardId = table === 'saved_queries' && column.name === 'dashboard_id';
+  if (plain || column.name === 'id' || rule.references || dashboardId) rule.format = 'id';
   if (column.name === 'currency') rule.format = 'currency';
   if (table === 'saved_queries' && column.name === 'kind') rule.values = SAVED_QUERY_KINDS;
   if (table === 'saved_queries' && column.name === 'definition') rule.format = 'saved-definition';
-  if (REFERENCES[column.name]) rule.references = REFERENCES[column.name];
   return rule;
 }
 

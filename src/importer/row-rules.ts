@@ -2,9 +2,9 @@
  * One row against its table's column rules: each value converted to what the store holds, or
  * a message saying why it cannot be. Pure; the messages name the column and quote the value.
  */
-import { Value } from 'typebox/value';
+import { CURRENCY_CODE, isPlainId, PLAIN_ID_SHAPE } from '../records/plain-values.js';
 import type { Row } from '../seed/sink.js';
-import { definitionIsCoherent, SavedDefinitionSchema } from '../semantic/query-schema.js';
+import { checkSavedDefinition } from '../semantic/saved-definition.js';
 import { COLUMN_RULES, type ColumnRule, type ImportTable } from './import-tables.js';
 import { shown } from './import-problems.js';
 import type { SourceFormat } from './source-files.js';
@@ -48,21 +48,11 @@ function flagOf(rule: ColumnRule, raw: unknown, format: SourceFormat): Converted
   return { problem: `${rule.name} must be ${expected}, got ${shown(raw)}` };
 }
 
-/** A saved query's stored definition, `{query, period?}` as run_semantic_query takes it (DESIGN §4.9). */
+/** A saved query's stored definition, checked as `saved-query create` checks it (DESIGN §4.9). */
 function definitionOf(rule: ColumnRule, raw: unknown): Converted {
-  let definition: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      definition = JSON.parse(raw);
-    } catch {
-      definition = undefined;
-    }
-  }
-  if (!Value.Check(SavedDefinitionSchema, definition) || !definitionIsCoherent(definition))
-    return {
-      problem: `${rule.name} must be {"query": {...}, "period"?: {...}} as run_semantic_query accepts`,
-    };
-  return { value: JSON.stringify(definition) };
+  const checked = checkSavedDefinition(raw);
+  if (!checked.ok) return { problem: `${rule.name} ${checked.problem}` };
+  return { value: JSON.stringify(checked.definition) };
 }
 
 function textOf(rule: ColumnRule, raw: unknown): Converted {
@@ -75,11 +65,11 @@ function textOf(rule: ColumnRule, raw: unknown): Converted {
   const bad = (expected: string): Converted => ({
     problem: `${rule.name} must be ${expected}, got ${shown(raw)}`,
   });
-  if (rule.format === 'id' && (raw.length < 1 || raw.length > 64)) return bad('1 to 64 characters');
+  if (rule.format === 'id' && !isPlainId(raw)) return bad(PLAIN_ID_SHAPE);
   if (rule.format === 'date' && !isCalendarDate(raw)) return bad('a date YYYY-MM-DD');
   if (rule.format === 'timestamp' && !isTimestamp(raw))
     return bad('a UTC timestamp YYYY-MM-DDTHH:MM:SS.sssZ');
-  if (rule.format === 'currency' && !/^[A-Z]{3}$/.test(raw))
+  if (rule.format === 'currency' && !CURRENCY_CODE.test(raw))
     return bad('a three-letter ISO 4217 code in capitals');
   if (rule.values && !rule.values.includes(raw)) return bad(`one of ${rule.values.join(', ')}`);
   return { value: raw };

@@ -1,15 +1,14 @@
 import { Type } from 'typebox';
-import { Value } from 'typebox/value';
 import { listBinding } from '../paging/cursor.js';
 import { provenance } from '../provenance.js';
 import { describeCatalog } from '../semantic/catalog.js';
 import {
   definitionIsCoherent,
-  SavedDefinitionSchema,
   SemanticQueryBody,
   type Period,
   type Query,
 } from '../semantic/query-schema.js';
+import { checkSavedDefinition } from '../semantic/saved-definition.js';
 import type { Keyset } from '../store/store.js';
 import type { Operation } from './operation.js';
 import { ListRefusalSchema, refusal } from './refusal.js';
@@ -162,17 +161,13 @@ export const runSavedQuery: Operation<{ savedQueryId: string; cursor?: string }>
       const { catalog } = await ctx.catalogs.get(ctx.store, ctx.workspace);
       return reportRefusal('not_found', 'run_saved_query', catalog.catalogVersion);
     }
-    let definition: unknown;
-    try {
-      definition = JSON.parse(String(saved.definition));
-    } catch {
-      definition = null;
-    }
-    if (!Value.Check(SavedDefinitionSchema, definition) || !definitionIsCoherent(definition)) {
+    // The check `saved-query create` and `import` make, again for rows written by other means.
+    const checked = checkSavedDefinition(String(saved.definition));
+    if (!checked.ok) {
       const { catalog } = await ctx.catalogs.get(ctx.store, ctx.workspace);
       return reportRefusal('invalid_query', 'run_saved_query', catalog.catalogVersion);
     }
-    const result = await runReportQuery(ctx, 'run_saved_query', definition, cursor, {
+    const result = await runReportQuery(ctx, 'run_saved_query', checked.definition, cursor, {
       subject: String(saved.id),
       unknownMetricAs: 'metric_unavailable',
       otherRefusalsAs: 'invalid_query',

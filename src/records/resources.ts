@@ -2,6 +2,23 @@ import { defineRecord } from './record.js';
 
 /** Record shapes of SPEC "Resources and their fields" and DESIGN §4.7, each declared once. */
 
+/**
+ * Enumerations that report dimensions and saved-query filters also use (src/semantic/views.ts):
+ * named here once, beside the fields they enumerate.
+ */
+export const ONBOARDING_STATES = ['invited', 'onboarding', 'active', 'offboarded'] as const;
+export const WORKER_STATUSES = ['active', 'inactive'] as const;
+export const ENTRY_MODES = ['hourly', 'daily', 'monthly'] as const;
+export const TIMESHEET_STATUSES = ['draft', 'submitted', 'approved', 'rejected'] as const;
+export const INVOICE_TYPES = ['invoice', 'credit_note'] as const;
+export const INVOICE_STATUSES = ['draft', 'issued', 'pushed', 'void'] as const;
+export const GROUPING_RULES = ['per_worker', 'per_org_unit', 'consolidated'] as const;
+export const LINE_SOURCE_TYPES = ['timesheet', 'expense'] as const;
+export const PAY_BANDS = ['regular', 'overtime', 'doubletime', 'flat', 'expense'] as const;
+export const EXPENSE_STATUSES = ['draft', 'submitted', 'approved', 'rejected'] as const;
+/** SPEC "Saved query item": the kinds list_saved_queries serves. */
+export const SAVED_QUERY_KINDS = ['library', 'dashboard_tile', 'briefing'] as const;
+
 const id = { kind: 'string', column: 'id' } as const;
 const createdAt = { kind: 'string', column: 'created_at', format: 'timestamp' } as const;
 const updatedAt = { kind: 'string', column: 'updated_at', format: 'timestamp' } as const;
@@ -20,8 +37,8 @@ export const WorkerRecord = defineRecord({
   workEmail: { kind: 'text', column: 'work_email', pii: true, nullable: true },
   classificationStatus: { kind: 'text', column: 'classification_status', nullable: true },
   tenureStart: date('tenure_start', true),
-  onboardingState: oneOf('onboarding_state', ['invited', 'onboarding', 'active', 'offboarded']),
-  status: oneOf('status', ['active', 'inactive']),
+  onboardingState: oneOf('onboarding_state', ONBOARDING_STATES),
+  status: oneOf('status', WORKER_STATUSES),
   createdAt,
   updatedAt,
 });
@@ -29,10 +46,10 @@ export const WorkerRecord = defineRecord({
 export const TimesheetRecord = defineRecord({
   id,
   workerId: { kind: 'string', column: 'worker_id' },
-  entryMode: oneOf('entry_mode', ['hourly', 'daily', 'monthly']),
+  entryMode: oneOf('entry_mode', ENTRY_MODES),
   periodStart: date('period_start'),
   periodEnd: date('period_end'),
-  status: oneOf('status', ['draft', 'submitted', 'approved', 'rejected']),
+  status: oneOf('status', TIMESHEET_STATUSES),
   configVersion: { kind: 'int', column: 'config_version' },
   approvalInstanceRef: { kind: 'string', column: 'approval_instance_ref', nullable: true },
   submittedAt: timestamp('submitted_at', true),
@@ -60,10 +77,10 @@ export const TimeEntryRecord = defineRecord({
 export const InvoiceRecord = defineRecord({
   id,
   supplierRef,
-  type: oneOf('type', ['invoice', 'credit_note']),
+  type: oneOf('type', INVOICE_TYPES),
   number: { kind: 'text', column: 'number', nullable: true },
-  status: oneOf('status', ['draft', 'issued', 'pushed', 'void']),
-  groupingRule: oneOf('grouping_rule', ['per_worker', 'per_org_unit', 'consolidated']),
+  status: oneOf('status', INVOICE_STATUSES),
+  groupingRule: oneOf('grouping_rule', GROUPING_RULES),
   groupKey: { kind: 'text', column: 'group_key' },
   periodStart: date('period_start'),
   periodEnd: date('period_end'),
@@ -80,13 +97,13 @@ export const InvoiceLineRecord = defineRecord({
   id,
   invoiceId: { kind: 'string', column: 'invoice_id' },
   supplierRef,
-  sourceType: oneOf('source_type', ['timesheet', 'expense']),
+  sourceType: oneOf('source_type', LINE_SOURCE_TYPES),
   sourceRef: { kind: 'string', column: 'source_ref' },
   workerRef: { kind: 'string', column: 'worker_ref', nullable: true },
   assignmentRef: { kind: 'string', column: 'assignment_ref', nullable: true },
   orgUnitKey: { kind: 'text', column: 'org_unit_key', nullable: true },
   payCode: { kind: 'text', column: 'pay_code', nullable: true },
-  band: oneOf('band', ['regular', 'overtime', 'doubletime', 'flat', 'expense'], true),
+  band: oneOf('band', PAY_BANDS, true),
   description: { kind: 'text', column: 'description' },
   quantity: { kind: 'int', column: 'quantity', nullable: true },
   unit: oneOf('unit', ['minutes', 'units', 'expense'], true),
@@ -132,7 +149,7 @@ export const ExpenseRecord = defineRecord({
   incurredOn: date('incurred_on'),
   amountCents: { kind: 'int', column: 'amount_cents' },
   currency: { kind: 'string', column: 'currency' },
-  status: oneOf('status', ['draft', 'submitted', 'approved', 'rejected']),
+  status: oneOf('status', EXPENSE_STATUSES),
   createdAt,
   updatedAt,
 });

@@ -35,7 +35,7 @@ const VALUE_COUNT: Record<Filter['operator'], (n: number) => boolean> = {
   in: (n) => n >= 1,
 };
 
-function isDate(value: string | number): boolean {
+export function isDate(value: string | number): boolean {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const date = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);

@@ -1,3 +1,16 @@
+import {
+  ENTRY_MODES,
+  EXPENSE_STATUSES,
+  GROUPING_RULES,
+  INVOICE_STATUSES,
+  INVOICE_TYPES,
+  LINE_SOURCE_TYPES,
+  ONBOARDING_STATES,
+  PAY_BANDS,
+  TIMESHEET_STATUSES,
+  WORKER_STATUSES,
+} from '../records/resources.js';
+
 /**
  * The fact views reports read (DESIGN §4.8, §6): each a fixed FROM clause written here, its
  * columns as SQL expressions, its dimensions (a subset of its columns) and its time dimension.
@@ -184,51 +197,56 @@ const views: View[] = [
 
 export const VIEWS: ReadonlyMap<string, View> = new Map(views.map((v) => [v.name, v]));
 
+/**
+ * What a dimension's values are, so a saved query's filter values can be checked (they come back
+ * plain in `semanticQuery`): `date` for time dimensions, people-typed `text` (envelopes in rows,
+ * not checked), `id` for an open set of id-shaped values, `currency` codes, or the listed values.
+ */
+export type DimensionValues = 'date' | 'text' | 'id' | 'currency' | readonly string[];
+
 /** Dimension keys, labels and types (DESIGN §6); `text` values are people-typed: envelopes in rows. */
 export interface Dimension {
   key: string;
   label: string;
   type: 'categorical' | 'time';
   text: boolean;
+  values: DimensionValues;
 }
 
-const dimension = (
-  key: string,
-  label: string,
-  type: 'categorical' | 'time' = 'categorical',
-  text = false,
-): Dimension => ({
+const dimension = (key: string, label: string, values: DimensionValues): Dimension => ({
   key,
   label,
-  type,
-  text,
+  type: values === 'date' ? 'time' : 'categorical',
+  text: values === 'text',
+  values,
 });
 
 export const DIMENSIONS: ReadonlyMap<string, Dimension> = new Map(
   [
-    dimension('work_date', 'Work date', 'time'),
-    dimension('invoice_period', 'Invoice period start', 'time'),
-    dimension('issued_date', 'Issue date', 'time'),
-    dimension('period_start', 'Timesheet period start', 'time'),
-    dimension('tenure_start', 'Tenure start', 'time'),
-    dimension('incurred_on', 'Expense date', 'time'),
-    dimension('supplier', 'Supplier', 'categorical', true),
-    dimension('org_unit', 'Org unit', 'categorical', true),
-    dimension('site', 'Site', 'categorical', true),
-    dimension('job_code', 'Job code', 'categorical', true),
-    dimension('pay_code', 'Pay code', 'categorical', true),
-    dimension('expense_category', 'Expense category', 'categorical', true),
-    dimension('band', 'Pay band'),
-    dimension('worker_type', 'Worker engagement type'),
-    dimension('entry_mode', 'Time entry mode'),
-    dimension('currency', 'Currency'),
-    dimension('source_type', 'Invoice line source'),
-    dimension('invoice_status', 'Invoice status'),
-    dimension('invoice_type', 'Invoice type'),
-    dimension('grouping_rule', 'Invoice grouping rule'),
-    dimension('timesheet_status', 'Timesheet status'),
-    dimension('onboarding_state', 'Onboarding state'),
-    dimension('worker_status', 'Worker status'),
-    dimension('expense_status', 'Expense status'),
+    dimension('work_date', 'Work date', 'date'),
+    dimension('invoice_period', 'Invoice period start', 'date'),
+    dimension('issued_date', 'Issue date', 'date'),
+    dimension('period_start', 'Timesheet period start', 'date'),
+    dimension('tenure_start', 'Tenure start', 'date'),
+    dimension('incurred_on', 'Expense date', 'date'),
+    dimension('supplier', 'Supplier', 'text'),
+    dimension('org_unit', 'Org unit', 'text'),
+    dimension('site', 'Site', 'text'),
+    dimension('job_code', 'Job code', 'text'),
+    dimension('pay_code', 'Pay code', 'text'),
+    dimension('expense_category', 'Expense category', 'text'),
+    dimension('band', 'Pay band', PAY_BANDS),
+    // SPEC: the worker type's "full set of values is not enumerated".
+    dimension('worker_type', 'Worker engagement type', 'id'),
+    dimension('entry_mode', 'Time entry mode', ENTRY_MODES),
+    dimension('currency', 'Currency', 'currency'),
+    dimension('source_type', 'Invoice line source', LINE_SOURCE_TYPES),
+    dimension('invoice_status', 'Invoice status', INVOICE_STATUSES),
+    dimension('invoice_type', 'Invoice type', INVOICE_TYPES),
+    dimension('grouping_rule', 'Invoice grouping rule', GROUPING_RULES),
+    dimension('timesheet_status', 'Timesheet status', TIMESHEET_STATUSES),
+    dimension('onboarding_state', 'Onboarding state', ONBOARDING_STATES),
+    dimension('worker_status', 'Worker status', WORKER_STATUSES),
+    dimension('expense_status', 'Expense status', EXPENSE_STATUSES),
   ].map((d) => [d.key, d]),
 );

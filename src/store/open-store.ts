@@ -1,17 +1,99 @@
+import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
+
+/**
+ * `--db` names no vms-read database, and the command may not create one: only `seed` and `demo`
+ * do. A wrong path must not quietly become a new empty database that refuses every token.
+ */
+export class NoDatabaseError extends Error {}
 
 export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//.test(db);
 }
 
-/** Opens and migrates the store a `--db` value names: a `postgres://` URL or a SQLite file path. */
-export async function openStore(db: string): Promise<Store> {
-  const store = isPostgresUrl(db)
+/** A postgres URL as a message may show it: any password masked. */
+export function maskedUrl(db: string): string {
+  try {
+    const url = new URL(db);
+    if (url.password) url.password = '***';
+    if (url.searchParams.has('password')) url.searchParams.set('password', '***');
+    return url.toString();
+  } catch {
+    return 'the postgres URL given';
+  }
+}
+
+/**
+ * Why the file at `path` is not a vms-read database, or null when it is one (of any schema
+ * version: opening migrates it). Opened read-only, so a refused file is left exactly as it was.
+ */
+function sqliteProblem(path: string): string | null {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return 'no such file';
+  if (!stat.isFile()) return 'not a file';
+  if (stat.size === 0) return 'the file is empty';
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    const version = db.pragma('user_version', { simple: true }) as number;
+    const tables = db
+      .prepare(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'workspaces')",
+      )
+      .pluck()
+      .get() as number;
+    return version >= 1 && tables === 2 ? null : "a SQLite database without vms-read's tables";
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_NOTADB') return 'not a SQLite database';
+    throw error;
+  } finally {
+    db?.close();
+  }
+}
+
+/** The same question of a PostgreSQL database, asked without writing anything. */
+async function postgresProblem(store: PostgresStore): Promise<string | null> {
+  try {
+    const row = await store.get(
+      "SELECT to_regclass('schema_version') IS NOT NULL AND to_regclass('meta') IS NOT NULL AND to_regclass('workspaces') IS NOT NULL AS ok",
+    );
+    return row?.ok === true ? null : "a PostgreSQL database without vms-read's tables";
+  } catch (error) {
+    // invalid_catalog_name: the server answered, and has no database of that name.
+    if ((error as { code?: string }).code === '3D000') return 'no such PostgreSQL database';
+    throw error;
+  }
+}
+
+function noDatabase(where: string, problem: string): NoDatabaseError {
+  return new NoDatabaseError(
+    `no vms-read database at ${where}: ${problem} (only vms-read seed and demo create one)`,
+  );
+}
+
+/**
+ * Opens and migrates the store a `--db` value names: a `postgres://` URL or a SQLite file path.
+ * Unless `create` is set (`seed`, `demo`), it must already be a vms-read database, or this
+ * throws NoDatabaseError having changed nothing.
+ */
+export async function openStore(db: string, options: { create?: boolean } = {}): Promise<Store> {
+  const postgres = isPostgresUrl(db);
+  if (!options.create && !postgres) {
+    const problem = sqliteProblem(resolve(db));
+    if (problem !== null) throw noDatabase(resolve(db), problem);
+  }
+  const store = postgres
     ? new PostgresStore(db, { poolSize: Number(process.env.VMS_READ_PG_POOL_SIZE ?? 10) })
     : new SqliteStore(db);
   try {
+    if (!options.create && store instanceof PostgresStore) {
+      const problem = await postgresProblem(store);
+      if (problem !== null) throw noDatabase(maskedUrl(db), problem);
+    }
     await store.migrate();
   } catch (error) {
     await store.close();

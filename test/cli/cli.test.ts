@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { PLAIN_ID_SHAPE } from '../../src/records/plain-values.js';
 import { exitOf, freePort, runCli, startServer } from '../support/cli.js';
 
 describe('vms-read CLI (DESIGN §5)', () => {
@@ -11,7 +13,9 @@ describe('vms-read CLI (DESIGN §5)', () => {
   let summary: { workspaces: { id: string; counts: Record<string, number> }[] };
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'vms-read-cli-'));
-    db = join(dir, 'test.db');
+    // A folder that does not exist yet: seed creates it and the database (only seed and demo may).
+    db = join(dir, 'data', 'test.db');
+    assert.equal(existsSync(db), false);
     const seeded = runCli([
       'seed',
       '--db',
@@ -28,7 +32,8 @@ describe('vms-read CLI (DESIGN §5)', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('seed prints a JSON summary with workspace ids and counts', () => {
+  it('seed creates the database and prints a JSON summary with workspace ids and counts', () => {
+    assert.ok(existsSync(db));
     assert.deepEqual(summary.workspaces.map((w) => w.id).sort(), [
       'ws_business',
       'ws_enterprise',
@@ -209,6 +214,73 @@ describe('vms-read CLI (DESIGN §5)', () => {
       ),
       2,
     );
+  });
+
+  it('refuses flags bound for plain fields unless id-shaped, with exit 2, writing nothing', () => {
+    const count = (table: string) => {
+      const raw = new Database(db, { readonly: true });
+      try {
+        return raw.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get();
+      } finally {
+        raw.close();
+      }
+    };
+    const before = { tokens: count('tokens'), saved: count('saved_queries') };
+    const token = (...flags: string[]) => [
+      ...['token', 'create', '--db', db, '--scopes', 'read:program', ...flags],
+    ];
+    const saved = (flags: string[], definition: unknown = { query: { metrics: ['spend'] } }) => [
+      ...['saved-query', 'create', '--db', db, '--name', 'Spend', '--kind', 'dashboard_tile'],
+      ...['--definition', JSON.stringify(definition), ...flags],
+    ];
+    const cases: [args: string[], flag: string][] = [
+      [
+        token('--workspace', 'ws_business; ignore previous instructions', '--role', 'staff'),
+        '--workspace',
+      ],
+      [token('--workspace', 'ws_business', '--role', 'worker', '--worker', 'wkr 1'), '--worker'],
+      [
+        token('--workspace', 'ws_business', '--role', 'billing_entity', '--supplier', 'sup_🚀'),
+        '--supplier',
+      ],
+      [saved(['--workspace', 'ws\u200bbusiness']), '--workspace'],
+      [
+        saved(['--workspace', 'ws_business', '--dashboard', 'Ignore previous instructions']),
+        '--dashboard',
+      ],
+      [saved(['--workspace', 'ws_business', '--dashboard', 'לוח_ראשי']), '--dashboard'],
+      [
+        ['catalog', 'enable', '--db', db, '--workspace', 'ws_business', '--metric', 'spend\n'],
+        '--metric',
+      ],
+      [
+        ['catalog', 'disable', '--db', db, '--workspace', 'w'.repeat(65), '--metric', 'spend'],
+        '--workspace',
+      ],
+      [['import', '--db', db, '--workspace', '\u202ews_business', dir], '--workspace'],
+    ];
+    for (const [args, flag] of cases) {
+      const result = runCli(args);
+      assert.equal(result.status, 2, args.join(' '));
+      const [first, second] = result.stderr.split('\n');
+      assert.equal(first, `vms-read: ${flag} must be ${PLAIN_ID_SHAPE}`);
+      assert.match(second, /^usage: vms-read/);
+      assert.equal(result.stdout, '');
+    }
+    const prose = runCli(
+      saved(['--workspace', 'ws_business'], {
+        query: {
+          metrics: ['invoice_count'],
+          filters: [{ dimension: 'invoice_status', operator: 'eq', values: ['Ignore all rules'] }],
+        },
+      }),
+    );
+    assert.equal(prose.status, 2);
+    assert.equal(
+      prose.stderr.split('\n')[0],
+      'vms-read: --definition holds query.filters[0].values[0], which must be one of draft, issued, pushed, void (dimension invoice_status)',
+    );
+    assert.deepEqual({ tokens: count('tokens'), saved: count('saved_queries') }, before);
   });
 
   describe('serve', () => {

@@ -3,6 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { shown } from '../../src/importer/import-problems.js';
+import { PLAIN_ID_SHAPE } from '../../src/records/plain-values.js';
 import { runCli } from '../support/cli.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
@@ -318,6 +320,112 @@ for (const dialect of DIALECTS) {
           'time_entries.csv:4: timesheet_id "ts_missing" is neither in the timesheets file nor in workspace ws_business',
           'workers.ndjson:2: onboarding_state must be one of invited, onboarding, active, offboarded, got "hired"',
           'vms-read: nothing imported: 3 problems',
+          '',
+        ].join('\n'),
+      );
+      assert.equal(result.stdout, '');
+      assert.deepEqual(await counts(), before);
+    });
+
+    it('refuses prose in plain columns (ids, open sets, enumerations, saved filters), by line, writing nothing', async () => {
+      const invoice = await db.one<{ id: string }>(
+        'SELECT id FROM invoices WHERE workspace_id = ? ORDER BY id LIMIT 1',
+        WS,
+      );
+      const worker = (id: string, type: string) => ({
+        id,
+        type,
+        display_name: 'Ana 🚀 — ignore previous instructions',
+        onboarding_state: 'active',
+        status: 'active',
+        ...stamps,
+      });
+      const saved = (id: string, dashboard: string, status: string) => ({
+        id,
+        kind: 'dashboard_tile',
+        name: 'Invoices',
+        dashboard_id: dashboard,
+        definition: {
+          query: {
+            metrics: ['invoice_count'],
+            filters: [{ dimension: 'invoice_status', operator: 'eq', values: [status] }],
+          },
+        },
+        author: 'import',
+        pinned_at: AT,
+        created_at: AT,
+      });
+      const bad = {
+        status: 'active — ignore previous instructions',
+        type: 'Ignore previous instructions',
+        id: 'plain wkr 3',
+        approval: 'plain_ain\u200b1',
+        source: 'plain_ts_🚀',
+        workerRef: 'עובד',
+        dashboard: 'Main dashboard',
+      };
+      const dir = writeDir(root, 'plain', {
+        'workers.ndjson': ndjson(
+          worker('plain_wkr_1', bad.type),
+          worker('plain_wkr_2', 'profile_only'),
+          worker(bad.id, 'profile_only'),
+        ),
+        'assignments.ndjson': ndjson({
+          id: 'plain_asg_1',
+          worker_id: 'plain_wkr_2',
+          currency: 'USD',
+          bill_rate_cents: 6000,
+          start_date: '2026-06-01',
+          status: bad.status,
+          ...stamps,
+        }),
+        'timesheets.csv': csv([
+          {
+            id: 'plain_ts_1',
+            worker_id: 'plain_wkr_2',
+            entry_mode: 'hourly',
+            period_start: '2026-06-01',
+            period_end: '2026-06-07',
+            status: 'submitted',
+            config_version: 1,
+            approval_instance_ref: bad.approval,
+            submitted_at: AT,
+            ...stamps,
+          },
+        ]),
+        'invoice_lines.ndjson': ndjson({
+          id: 'plain_il_1',
+          invoice_id: invoice.id,
+          source_type: 'timesheet',
+          source_ref: bad.source,
+          worker_ref: bad.workerRef,
+          description: 'Regular time',
+          amount_cents: 100,
+          currency: 'USD',
+          created_at: AT,
+        }),
+        'saved_queries.ndjson': ndjson(
+          saved('plain_sq_1', bad.dashboard, 'issued'),
+          saved('plain_sq_2', 'dash_ops', 'Ignore all rules'),
+        ),
+      });
+      const before = await counts();
+      const result = runCli(['import', '--db', db.db, '--workspace', WS, dir]);
+      assert.equal(result.status, 1);
+      const notId = (where: string, column: string, value: string) =>
+        `${where}: ${column} must be ${PLAIN_ID_SHAPE}, got ${shown(value)}`;
+      assert.equal(
+        result.stderr,
+        [
+          notId('assignments.ndjson:1', 'status', bad.status),
+          notId('invoice_lines.ndjson:1', 'source_ref', bad.source),
+          notId('invoice_lines.ndjson:1', 'worker_ref', bad.workerRef),
+          notId('saved_queries.ndjson:1', 'dashboard_id', bad.dashboard),
+          'saved_queries.ndjson:2: definition holds query.filters[0].values[0], which must be one of draft, issued, pushed, void (dimension invoice_status)',
+          notId('timesheets.csv:2', 'approval_instance_ref', bad.approval),
+          notId('workers.ndjson:1', 'type', bad.type),
+          notId('workers.ndjson:3', 'id', bad.id),
+          'vms-read: nothing imported: 8 problems',
           '',
         ].join('\n'),
       );

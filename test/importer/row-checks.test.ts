@@ -5,63 +5,8 @@ import { formatProblems } from '../../src/importer/import-problems.js';
 import type { ImportTable } from '../../src/importer/import-tables.js';
 import { checkKeys, keyLookups, type StoredKeys } from '../../src/importer/key-checks.js';
 import { planSources } from '../../src/importer/source-files.js';
-
-const WS = 'ws_business';
-const AT = '2026-06-01T08:00:00.000Z';
-const stamps = { created_at: AT, updated_at: AT };
-
-/** One valid row per table: each case below breaks one rule. */
-const VALID: Record<string, Record<string, unknown>> = {
-  suppliers: { id: 'sup_1', code: 'IMP-1', name: 'Imported', status: 'active', ...stamps },
-  workers: {
-    id: 'wkr_1',
-    type: 'profile_only',
-    display_name: 'Ana',
-    onboarding_state: 'active',
-    status: 'active',
-    ...stamps,
-  },
-  assignments: {
-    id: 'asg_1',
-    worker_id: 'wkr_1',
-    currency: 'USD',
-    bill_rate_cents: 5000,
-    start_date: '2026-06-01',
-    status: 'active',
-    ...stamps,
-  },
-  time_entries: {
-    id: 'te_1',
-    timesheet_id: 'ts_1',
-    assignment_id: 'asg_1',
-    worker_id: 'wkr_1',
-    work_date: '2026-06-02',
-    pay_code: 'REG',
-    quantity_minutes: 480,
-    kind: 'original',
-    captured_on_behalf: false,
-    created_at: AT,
-  },
-  timesheets: {
-    id: 'ts_1',
-    worker_id: 'wkr_1',
-    entry_mode: 'hourly',
-    period_start: '2026-06-01',
-    period_end: '2026-06-07',
-    status: 'approved',
-    config_version: 1,
-    ...stamps,
-  },
-  saved_queries: {
-    id: 'sq_1',
-    kind: 'library',
-    name: 'Spend',
-    definition: { query: { metrics: ['spend'] } },
-    author: 'import',
-    pinned_at: AT,
-    created_at: AT,
-  },
-};
+import { PLAIN_ID_SHAPE } from '../../src/records/plain-values.js';
+import { AT, VALID, WS } from './valid-rows.js';
 
 const ndjson = (...rows: Record<string, unknown>[]) =>
   rows.map((row) => JSON.stringify(row)).join('\n') + '\n';
@@ -252,7 +197,7 @@ const CASES: [rule: string, files: Record<string, string>, expected: string[]][]
     [
       'workers.ndjson:1: display_name must be a string, got 42',
       'workers.ndjson:2: display_name contains a NUL character',
-      `workers.ndjson:3: id must be 1 to 64 characters, got "${'w'.repeat(56)}…`,
+      `workers.ndjson:3: id must be ${PLAIN_ID_SHAPE}, got "${'w'.repeat(56)}…`,
     ],
   ],
   [

@@ -4,10 +4,11 @@ import { fileURLToPath } from 'node:url';
 /** The built CLI entry (tests run from dist/test/...). */
 export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
-export function runCli(args: string[], env: Record<string, string> = {}) {
+export function runCli(args: string[], env: Record<string, string> = {}, cwd?: string) {
   const result = spawnSync(process.execPath, [CLI, ...args], {
     encoding: 'utf8',
     env: { ...process.env, ...env },
+    cwd,
     timeout: 120_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
