@@ -27,9 +27,11 @@ interface Ids {
   supplier: string;
 }
 
-const report = (filters: unknown[], extra: Record<string, unknown> = {}) => ({
-  query: { metrics: ['spend'], dimensions: ['supplier'], filters, limit: 1000, ...extra },
-});
+/** A spend-by-supplier report with these filters. */
+const report = (h: Harness, filters: unknown[]) =>
+  post(h.app, QUERY, h.tokens.staff, {
+    query: { metrics: ['spend'], dimensions: ['supplier'], filters, limit: 1000 },
+  });
 
 const CASES: Case[] = [
   {
@@ -75,51 +77,30 @@ const CASES: Case[] = [
   {
     name: 'an eq filter value with NUL matches nothing',
     send: (h, ids) =>
-      post(
-        h.app,
-        QUERY,
-        h.tokens.staff,
-        report([{ dimension: 'supplier', operator: 'eq', values: [`${ids.supplier}${NUL}`] }]),
-      ),
+      report(h, [{ dimension: 'supplier', operator: 'eq', values: [`${ids.supplier}${NUL}`] }]),
     expect: (a) => assert.equal(a.body.data.status, 'empty', a.raw),
   },
   {
     name: 'an in filter with a NUL value answers as without it',
     send: (h, ids) =>
-      post(
-        h.app,
-        QUERY,
-        h.tokens.staff,
-        report([
-          {
-            dimension: 'supplier',
-            operator: 'in',
-            values: [ids.supplier, `${ids.supplier}${NUL}x`],
-          },
-        ]),
-      ),
+      report(h, [
+        {
+          dimension: 'supplier',
+          operator: 'in',
+          values: [ids.supplier, `${ids.supplier}${NUL}x`],
+        },
+      ]),
     expect: (a) => assert.equal(a.body.data.rows.length, 1, a.raw),
   },
   {
     name: 'a neq filter value with NUL keeps every row',
-    send: (h) =>
-      post(
-        h.app,
-        QUERY,
-        h.tokens.staff,
-        report([{ dimension: 'supplier', operator: 'neq', values: [NUL] }]),
-      ),
+    send: (h) => report(h, [{ dimension: 'supplier', operator: 'neq', values: [NUL] }]),
     expect: (a) => assert.equal(a.body.data.status, 'ok', a.raw),
   },
   {
     name: 'gte with NUL keeps exactly the values above the text before the NUL',
     send: (h, ids) =>
-      post(
-        h.app,
-        QUERY,
-        h.tokens.staff,
-        report([{ dimension: 'supplier', operator: 'gte', values: [`${ids.supplier}${NUL}`] }]),
-      ),
+      report(h, [{ dimension: 'supplier', operator: 'gte', values: [`${ids.supplier}${NUL}`] }]),
     expect: (a, ids) => {
       const values = (a.body.data.rows as { supplier: { value: string } }[]).map(
         (r) => r.supplier.value,
@@ -133,34 +114,18 @@ const CASES: Case[] = [
   {
     name: 'between with NUL bounds answers',
     send: (h) =>
-      post(
-        h.app,
-        QUERY,
-        h.tokens.staff,
-        report([{ dimension: 'supplier', operator: 'between', values: [`A${NUL}`, `z${NUL}`] }]),
-      ),
+      report(h, [{ dimension: 'supplier', operator: 'between', values: [`A${NUL}`, `z${NUL}`] }]),
     expect: (a) => assert.equal(a.status, 200, a.raw),
   },
   {
     name: 'a filter with NUL and the wrong count of values is refused bad_filter',
-    send: (h) =>
-      post(
-        h.app,
-        QUERY,
-        h.tokens.staff,
-        report([{ dimension: 'supplier', operator: 'eq', values: [NUL, NUL] }]),
-      ),
+    send: (h) => report(h, [{ dimension: 'supplier', operator: 'eq', values: [NUL, NUL] }]),
     expect: (a) => assertRefusal(a, 'bad_filter', 'run_semantic_query', true),
   },
   {
     name: 'a time filter with NUL is refused bad_filter',
     send: (h) =>
-      post(
-        h.app,
-        QUERY,
-        h.tokens.staff,
-        report([{ dimension: 'invoice_period', operator: 'gte', values: [`2026-01-01${NUL}`] }]),
-      ),
+      report(h, [{ dimension: 'invoice_period', operator: 'gte', values: [`2026-01-01${NUL}`] }]),
     expect: (a) => assertRefusal(a, 'bad_filter', 'run_semantic_query', true),
   },
   {
