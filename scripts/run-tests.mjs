@@ -22,6 +22,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+const TAP_FILE = 'dist/test-results.tap';
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 let cluster = null;
 const env = { ...process.env };
@@ -36,14 +37,34 @@ if (process.env.VMS_READ_TEST_DIALECTS !== 'sqlite') {
       process.exit(1);
     }
   } else if (ci) {
-    console.error('PostgreSQL binaries (initdb, pg_ctl) not found: CI must run the PostgreSQL tests');
+    console.error(
+      'PostgreSQL binaries (initdb, pg_ctl) not found: CI must run the PostgreSQL tests',
+    );
     process.exit(1);
   } else {
-    console.log('PostgreSQL binaries (initdb, pg_ctl) not found: PostgreSQL tests skipped, SQLite only');
+    console.log(
+      'PostgreSQL binaries (initdb, pg_ctl) not found: PostgreSQL tests skipped, SQLite only',
+    );
   }
 }
 
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit', env });
+// A concise report on stdout (one line per file, failures in full, totals) and the whole TAP
+// report in a file; TEST_REPORTER=tap (or spec) prints that one instead.
+const reporters =
+  process.env.TEST_REPORTER !== undefined
+    ? [`--test-reporter=${process.env.TEST_REPORTER}`, '--test-reporter-destination=stdout']
+    : [
+        `--test-reporter=${new URL('./concise-reporter.mjs', import.meta.url).pathname}`,
+        '--test-reporter-destination=stdout',
+        '--test-reporter=tap',
+        `--test-reporter-destination=${TAP_FILE}`,
+      ];
+const result = spawnSync(
+  process.execPath,
+  ['--test', `--test-concurrency=${concurrency}`, ...reporters, ...files],
+  { stdio: 'inherit', env },
+);
+if (process.env.TEST_REPORTER === undefined) console.log(`full TAP report: ${TAP_FILE}`);
 cluster?.destroy();
 process.exit(result.status ?? 1);

@@ -16,6 +16,7 @@ import { parseQueryString } from '../operations/query-string.js';
 import type { Store } from '../store/store.js';
 import { answerClientError } from './client-errors.js';
 import { errorAnswer, installErrorHandling } from './error-handling.js';
+import { installJsonBodyParser } from './json-body.js';
 import { mountOperation } from './routes.js';
 import { serverOrigin, type OriginConfig } from './server-origin.js';
 
@@ -103,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   });
 
+  installJsonBodyParser(app);
   const origin = serverOrigin(app, deps.origins);
   const answer = errorAnswer(origin);
   installErrorHandling(app, answer);

@@ -6,6 +6,7 @@ import { SCOPES } from '../auth/scopes.js';
 import { ApiError, errorBody } from '../errors.js';
 import type { ErrorAnswer } from '../http/error-handling.js';
 import { RESOURCE_METADATA_PATH } from '../http/error-handling.js';
+import { ForbiddenMemberError } from '../http/json-body.js';
 import { authenticateAndAdmit } from '../http/routes.js';
 import type { ServerOrigin } from '../http/server-origin.js';
 import type { Executor } from '../operations/executor.js';
@@ -48,6 +49,10 @@ function mcpErrorAnswer(rest: ErrorAnswer): ErrorAnswer {
       error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
     )
       return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.parseError));
+    if (error instanceof ForbiddenMemberError)
+      return reply
+        .code(400)
+        .send(jsonRpcErrorBody(error.isArray ? JSON_RPC.batch : JSON_RPC.invalidRequest));
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
       return reply.code(415).send(jsonRpcErrorBody(JSON_RPC.mediaType));
     return rest(error, request, reply);

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { isJson } from '../../src/http/json-body.js';
 import { hostileText, marker } from './hostile-text.js';
 
 /**
@@ -96,15 +97,6 @@ export function mutatedJson(base: Json): fc.Arbitrary<Json | undefined> {
       hostileJson,
     )
     .map(([mutation, at, key, value]) => mutate(base, mutation, at, key, value));
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const NOT_JSON = [

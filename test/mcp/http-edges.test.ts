@@ -105,6 +105,27 @@ for (const dialect of DIALECTS) {
       assertJsonRpcError(await mcpPost(base, [], auth), 400, -32600);
     });
 
+    // JSON.parse keeps a "__proto__" member as data; the body parser refuses it (secure-json-parse),
+    // and /mcp must still tell that valid JSON from text that is not JSON (found by the fuzzer).
+    for (const [what, body] of [
+      [
+        'a batch with a __proto__ member',
+        '[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_timesheet","arguments":{"id":"a","__proto__":1}}}]',
+      ],
+      [
+        'a message with a __proto__ member',
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_timesheet","arguments":{"id":"a","__proto__":{}}}}',
+      ],
+      [
+        'a message with a constructor.prototype member',
+        '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"constructor":{"prototype":{}}}}',
+      ],
+    ]) {
+      it(`answers ${what} with HTTP 400 and -32600, not as a parse error`, async () => {
+        assertJsonRpcError(await mcpPost(base, body, auth), 400, -32600);
+      });
+    }
+
     for (const [what, body] of [
       ['malformed JSON', '{"jsonrpc": "2.0", "id": 1,'],
       ['an empty body', ''],

@@ -1,0 +1,62 @@
+// The test reporter of `npm test`: a line per test file as it finishes, every failure in full
+// (its suite path, location and error), skipped tests with their reason, and the totals.
+// The full TAP report goes to dist/test-results.tap (see run-tests.mjs).
+import { relative } from 'node:path';
+import { inspect } from 'node:util';
+
+const MAX_ERROR_LINES = 40;
+
+function errorText(error) {
+  const shown = error?.failureType === 'testCodeFailure' && error.cause ? error.cause : error;
+  const lines = inspect(shown, { depth: 4, colors: false })
+    .split('\n')
+    .filter((line) => !/^\s+at .*node:internal\//.test(line));
+  const cut =
+    lines.length > MAX_ERROR_LINES ? [`… ${lines.length - MAX_ERROR_LINES} more lines`] : [];
+  return [...lines.slice(0, MAX_ERROR_LINES), ...cut].map((line) => `      ${line}`).join('\n');
+}
+
+export default async function* conciseReporter(source) {
+  const paths = new Map(); // file → names of the open tests by nesting
+  const output = new Map(); // file → what it wrote to stdout and stderr
+  const totals = [];
+  let failures = 0;
+  for await (const { type, data } of source) {
+    const file = data.file ? relative(process.cwd(), data.file) : '';
+    if (type === 'test:start') {
+      const path = paths.get(file) ?? [];
+      path[data.nesting] = data.name;
+      path.length = data.nesting + 1;
+      paths.set(file, path);
+    } else if (type === 'test:stdout' || type === 'test:stderr') {
+      output.set(file, (output.get(file) ?? '') + data.message);
+    } else if (type === 'test:fail' && data.details.error?.failureType !== 'subtestsFailed') {
+      failures++;
+      const isFile = data.nesting === 0 && data.file && data.name === data.file;
+      const name = isFile
+        ? 'the file failed outside any test'
+        : (paths.get(file) ?? []).slice(0, data.nesting + 1).join(' › ');
+      yield `\n✗ ${file}:${data.line}\n    ${name}\n${errorText(data.details.error)}\n`;
+      const written = output.get(file);
+      if (isFile && written) yield `    output of the file:\n${written.replace(/^/gm, '      ')}\n`;
+    } else if (type === 'test:pass' && data.skip !== undefined) {
+      yield `- skipped: ${file} › ${data.name}: ${data.skip === true ? 'no reason given' : data.skip}\n`;
+    } else if (type === 'test:complete' && data.nesting === 0 && data.name === data.file) {
+      yield `${data.details.error ? '✗' : '✓'} ${file}\n`;
+    } else if (
+      type === 'test:diagnostic' &&
+      data.nesting === 0 &&
+      /^[a-z_]+ [\d.]+$/.test(data.message)
+    ) {
+      totals.push(data.message);
+    }
+  }
+  const figure = (name) => totals.find((t) => t.startsWith(`${name} `))?.split(' ')[1] ?? '?';
+  const seconds = (Number(figure('duration_ms')) / 1000).toFixed(1);
+  yield (
+    `\n${figure('tests')} tests: ${figure('pass')} passed, ${figure('fail')} failed, ` +
+    `${figure('skipped')} skipped, ${figure('cancelled')} cancelled in ${seconds} s` +
+    (failures ? ` (${failures} failures shown above)` : '') +
+    '\n'
+  );
+}
