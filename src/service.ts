@@ -7,7 +7,7 @@ import { Executor } from './operations/executor.js';
 import { OPERATIONS } from './operations/registry.js';
 import { ReportGate } from './operations/report-gate.js';
 import { createCursorCodec } from './paging/cursor.js';
-import { CatalogCache } from './semantic/catalog-cache.js';
+import { CatalogCache } from './operations/catalog-cache.js';
 import type { Store } from './store/store.js';
 
 export interface ServiceOptions {

@@ -8,7 +8,7 @@ import Fastify, {
 } from 'fastify';
 import { monotonicNow, withDeadline } from '../deadline.js';
 import { ApiError, errorBody } from '../errors.js';
-import { mountMcpHttp } from '../mcp/http-transport.js';
+import { mountMcpHttp } from './mcp-route.js';
 import { toolsetOf } from '../mcp/tools.js';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';

@@ -4,7 +4,7 @@
  * assignment_id, timesheet_id and invoice_id naming a record in the files or in the workspace.
  * Pure: what the store holds comes in as `StoredKeys`, asked for through `keyLookups`.
  */
-import type { Row } from '../seed/sink.js';
+import type { Row } from '../store/sink.js';
 import { COLUMN_RULES, type ImportTable } from './import-tables.js';
 import { shown, type ImportProblem } from './import-problems.js';
 

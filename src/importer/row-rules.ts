@@ -3,7 +3,7 @@
  * a message saying why it cannot be. Pure; the messages name the column and quote the value.
  */
 import { CURRENCY_CODE, isPlainId, PLAIN_ID_SHAPE } from '../records/plain-values.js';
-import type { Row } from '../seed/sink.js';
+import type { Row } from '../store/sink.js';
 import { checkSavedDefinition } from '../semantic/saved-definition.js';
 import { COLUMN_RULES, type ColumnRule, type ImportTable } from './import-tables.js';
 import { shown } from './import-problems.js';

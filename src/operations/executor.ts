@@ -6,7 +6,7 @@ import type { Quota } from '../auth/quota.js';
 import { monotonicNow, withDeadline } from '../deadline.js';
 import { ApiError, ReportTimeoutError, StoreUnavailableError } from '../errors.js';
 import type { CursorCodec } from '../paging/cursor.js';
-import type { CatalogCache } from '../semantic/catalog-cache.js';
+import type { CatalogCache } from './catalog-cache.js';
 import type { Store } from '../store/store.js';
 import type { AnyOperation } from './operation.js';
 import { typedQuery } from './query-string.js';

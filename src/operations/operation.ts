@@ -2,7 +2,7 @@ import type { TObject, TSchema } from 'typebox';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { CursorCodec } from '../paging/cursor.js';
-import type { CatalogCache } from '../semantic/catalog-cache.js';
+import type { CatalogCache } from './catalog-cache.js';
 import type { Store, Workspace } from '../store/store.js';
 import type { ReportGate } from './report-gate.js';
 

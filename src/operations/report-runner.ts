@@ -5,7 +5,8 @@ import type { Period, Query } from '../semantic/query-schema.js';
 import { metricDefinitions, shapeRows } from '../semantic/results.js';
 import { normalizeQuery, validateQuery, type NormalizedQuery } from '../semantic/validate.js';
 import type { OperationContext } from './operation.js';
-import { refusal, type RefusalCode } from './refusal.js';
+import type { RefusalCode } from '../semantic/refusals.js';
+import { refusal } from './refusal.js';
 
 export function reportRefusal(
   code: RefusalCode,

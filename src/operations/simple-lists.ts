@@ -1,4 +1,4 @@
-import { ownSupplier, ownWorker } from '../auth/visibility.js';
+import { ownSupplier, ownWorker } from '../store/visibility.js';
 import {
   ApprovalStatusRecord,
   AssignmentRecord,

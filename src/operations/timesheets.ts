@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ownWorker } from '../auth/visibility.js';
+import { ownWorker } from '../store/visibility.js';
 import { TimeEntryRecord, TimesheetRecord } from '../records/resources.js';
 import type { Operation } from './operation.js';
 import {

@@ -1,4 +1,4 @@
-import { ownWorker } from '../auth/visibility.js';
+import { ownWorker } from '../store/visibility.js';
 import { WorkerRecord } from '../records/resources.js';
 import { getOperation, listOperation } from './resource-operations.js';
 

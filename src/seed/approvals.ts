@@ -6,7 +6,7 @@
 import type { WorkspaceRun } from './context.js';
 import { expensesOf } from './expenses.js';
 import { Stream } from './random.js';
-import type { Roster, WorkerPlan } from './roster.js';
+import type { Roster, WorkerPlan } from './plans.js';
 import { approvalInstanceRef } from './time.js';
 import { sheetsOf, sheetState } from './timesheet-plan.js';
 import { approvalSteps, type ApprovalStep, type Review } from './workflow.js';

@@ -7,7 +7,7 @@
 import type { WorkspaceRun } from './context.js';
 import type { GroupingRule } from './edge-cases.js';
 import { expensesOf } from './expenses.js';
-import type { SupplierPlan, WorkerPlan } from './roster.js';
+import type { SupplierPlan, WorkerPlan } from './plans.js';
 import { entriesOf } from './time-entries.js';
 import { sheetsInMonth, sheetState } from './timesheet-plan.js';
 

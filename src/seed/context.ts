@@ -4,7 +4,7 @@
  */
 import type { ProgramConfig } from '../store/program-config.js';
 import type { DataTable } from '../store/schema.js';
-import type { Row, SeedSink } from './sink.js';
+import type { Row, SeedSink } from '../store/sink.js';
 import type { Calendar } from './calendar.js';
 import { edgeMonths, type EdgeMonths } from './edge-cases.js';
 import { Rng } from './random.js';

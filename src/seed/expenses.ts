@@ -7,7 +7,7 @@ import { DAY_MS, HOUR_MS } from './calendar.js';
 import type { WorkspaceRun } from './context.js';
 import { CURRENCIES, EXPENSE_DAY_OFFSETS } from './edge-cases.js';
 import { Stream, type Rng } from './random.js';
-import { assignmentSlot, type Roster, type WorkerPlan } from './roster.js';
+import { assignmentSlot, type Roster, type WorkerPlan } from './plans.js';
 import { review, type Review } from './workflow.js';
 import { ORDINARY_CATEGORY_COUNT, UNUSUAL_CATEGORY_FIRST } from './workspaces.js';
 

@@ -13,7 +13,7 @@ import { buildRoster } from './roster.js';
 import { writeSavedQueries } from './saved-queries.js';
 import { writeSemanticCatalog } from './semantic-catalog.js';
 import { isScale, SCALES, type Scale } from './scales.js';
-import type { SeedSink } from './sink.js';
+import type { SeedSink } from '../store/sink.js';
 import { writeTimeEntries, writeTimesheets } from './time.js';
 import { SPECIAL_WORKERS } from './edge-cases.js';
 import { WORKSPACES } from './workspaces.js';

@@ -9,8 +9,8 @@ import { activeIn, billLines, invoiceGroup, type BillLine } from './billing-sour
 import type { WorkspaceRun } from './context.js';
 import { invoiceCreatedMs } from './invoice-fate.js';
 import type { MonthBook } from './invoicing.js';
-import type { Roster, WorkerPlan } from './roster.js';
-import type { Row } from './sink.js';
+import type { Roster, WorkerPlan } from './plans.js';
+import type { Row } from '../store/sink.js';
 
 /** What a line says: the pay code or expense category it was built from, and the day. */
 function describe(run: WorkspaceRun, line: BillLine): string {

@@ -6,11 +6,11 @@
  * invoices got credit notes) so the line pass (invoice-lines.ts) can assign the same invoice ids.
  * Within a month, invoices are numbered in the order their first worker appears in the roster.
  */
-import type { Row } from './sink.js';
+import type { Row } from '../store/sink.js';
 import { activeIn, billLines, invoiceGroup, type InvoiceGroup } from './billing-sources.js';
 import type { WorkspaceRun } from './context.js';
 import { invoiceFate, type ForcedFate } from './invoice-fate.js';
-import type { Roster } from './roster.js';
+import type { Roster } from './plans.js';
 
 export interface CreditNote {
   id: string;

@@ -6,48 +6,12 @@
  */
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './calendar.js';
 import type { WorkspaceRun } from './context.js';
-import { SPECIAL_WORKERS, type EntryMode, type SpecialRole } from './edge-cases.js';
+import { SPECIAL_WORKERS, type EntryMode } from './edge-cases.js';
 import { expensesOf } from './expenses.js';
 import { Stream, type Rng } from './random.js';
+import type { AssignmentPlan, Roster, WorkerPlan } from './plans.js';
 import { planSupplier, type SupplierPlan } from './supplier-plan.js';
 import { sheetCount } from './timesheet-plan.js';
-
-export type { SupplierPlan } from './supplier-plan.js';
-
-export interface AssignmentPlan {
-  id: string;
-  startDay: number;
-  endDay: number;
-  /** Still running at asOf: end_date NULL. */
-  open: boolean;
-  jobCode: number;
-  site: number;
-  /** Per hour, day or month according to the worker's entry mode. */
-  rateCents: number;
-  createdMs: number;
-}
-
-export interface WorkerPlan {
-  index: number;
-  id: string;
-  supplier: SupplierPlan;
-  orgUnit: number;
-  mode: EntryMode;
-  startDay: number;
-  endDay: number;
-  open: boolean;
-  assignments: AssignmentPlan[];
-  role: SpecialRole | null;
-  createdMs: number;
-  /** Global sequence of this worker's first timesheet and expense (ids are base + local index). */
-  tsBase: number;
-  expBase: number;
-}
-
-export interface Roster {
-  suppliers: SupplierPlan[];
-  workers: WorkerPlan[];
-}
 
 const MODES: EntryMode[] = ['hourly', 'daily', 'monthly'];
 /** Bill rates are per hour, day (8 h) or month (168 h) after the worker's entry mode. */
@@ -161,9 +125,4 @@ export function buildRoster(run: WorkspaceRun): Roster {
     workers.push(plan);
   }
   return { suppliers, workers };
-}
-
-/** The assignment a worker was on at `day`. */
-export function assignmentSlot(plan: WorkerPlan, day: number): number {
-  return plan.assignments.length > 1 && day >= plan.assignments[1].startDay ? 1 : 0;
 }

@@ -8,7 +8,7 @@ import { HOUR_MS, MINUTE_MS } from './calendar.js';
 import type { WorkspaceRun } from './context.js';
 import { GIANT_MIN_ENTRIES } from './edge-cases.js';
 import { Stream, type Rng } from './random.js';
-import { assignmentSlot, type WorkerPlan } from './roster.js';
+import { assignmentSlot, type WorkerPlan } from './plans.js';
 import type { Sheet, SheetState } from './timesheet-plan.js';
 
 /** Indexes into the program configuration's pay codes. */

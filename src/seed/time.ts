@@ -4,7 +4,7 @@
  * each table is written whole before the next, as the sink contract asks.
  */
 import type { WorkspaceRun } from './context.js';
-import type { Roster } from './roster.js';
+import type { Roster } from './plans.js';
 import { entriesOf } from './time-entries.js';
 import { sheetsOf, sheetState } from './timesheet-plan.js';
 

@@ -8,7 +8,7 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from './calendar.js';
 import type { WorkspaceRun } from './context.js';
 import { CORRECTION_DAY_OFFSET, ON_BEHALF_DAY_OFFSET, PENDING_DAY_OFFSET } from './edge-cases.js';
 import { Stream } from './random.js';
-import type { WorkerPlan } from './roster.js';
+import type { WorkerPlan } from './plans.js';
 import { review, type ReviewStatus } from './workflow.js';
 
 export interface Sheet {

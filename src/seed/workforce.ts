@@ -12,7 +12,7 @@ import {
   unusualPersonName,
 } from './people-text.js';
 import { Stream } from './random.js';
-import type { Roster, WorkerPlan } from './roster.js';
+import type { Roster, WorkerPlan } from './plans.js';
 
 export async function writeSuppliers(run: WorkspaceRun, roster: Roster): Promise<void> {
   const out = run.writer('suppliers');

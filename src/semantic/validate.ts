@@ -1,4 +1,4 @@
-import type { RefusalCode } from '../operations/refusal.js';
+import type { RefusalCode } from './refusals.js';
 import type { Catalog } from './catalog.js';
 import { closestMetrics } from './closest.js';
 import type { Metric } from './definitions.js';

@@ -1,5 +1,5 @@
-import type { Viewer } from '../auth/principal.js';
-import type { SeedSink } from '../seed/sink.js';
+import type { Viewer } from './visibility.js';
+import type { SeedSink } from './sink.js';
 import type { ProgramConfig } from './program-config.js';
 import { toTokenRow, toWorkspace } from './row-mapping.js';
 import { DATA_TABLES } from './schema.js';

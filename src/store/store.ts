@@ -1,6 +1,5 @@
-import type { Viewer } from '../auth/principal.js';
-import type { Visibility } from '../auth/visibility.js';
-import type { SeedSink } from '../seed/sink.js';
+import type { Viewer, Visibility } from './visibility.js';
+import type { SeedSink } from './sink.js';
 import type { ProgramConfig } from './program-config.js';
 
 export type Row = Record<string, unknown>;

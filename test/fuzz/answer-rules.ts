@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ERRORS, type ErrorCode } from '../../src/errors.js';
-import { REFUSAL_MESSAGES, type RefusalCode } from '../../src/operations/refusal.js';
+import { REFUSAL_MESSAGES, type RefusalCode } from '../../src/semantic/refusals.js';
 import { provenance } from '../../src/provenance.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
 import { assertErrorAnswer, assertErrorBody, UUID_V4 } from '../support/assertions.js';

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { generateSeed, type SeedOptions } from '../../src/seed/generate.js';
-import type { Row, SeedSink } from '../../src/seed/sink.js';
+import type { Row, SeedSink } from '../../src/store/sink.js';
 import type { DataTable } from '../../src/store/schema.js';
 import { TINY } from './memory-sink.js';
 

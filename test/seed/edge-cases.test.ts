@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateSeed } from '../../src/seed/generate.js';
-import type { Row } from '../../src/seed/sink.js';
+import type { Row } from '../../src/store/sink.js';
 import {
   EMOJI,
   groupBy,

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProgramConfig } from '../../src/store/program-config.js';
-import type { Row } from '../../src/seed/sink.js';
+import type { Row } from '../../src/store/sink.js';
 import { groupBy, tinySeed, WORKSPACE_IDS } from './memory-sink.js';
 
 function index(rows: Row[], column = 'id'): Map<string, Row> {

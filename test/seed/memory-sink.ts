@@ -3,7 +3,7 @@
  * records the order of insert calls, plus a shared tiny seed so each test file generates it once.
  */
 import { generateSeed, type SeedOptions, type SeedSummary } from '../../src/seed/generate.js';
-import type { Row, SeedSink } from '../../src/seed/sink.js';
+import type { Row, SeedSink } from '../../src/store/sink.js';
 import { MIGRATIONS, type DataTable } from '../../src/store/schema.js';
 
 export const TINY: SeedOptions = { seed: 7, scale: 'tiny', asOf: '2026-06-30' };

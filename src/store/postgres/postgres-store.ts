@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { ReportTimeoutError, StoreUnavailableError } from '../../errors.js';
-import type { SeedSink } from '../../seed/sink.js';
+import type { SeedSink } from '../sink.js';
 import { MIGRATIONS, type DataTable } from '../schema.js';
 import { SqlStore } from '../sql-store.js';
 import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';

@@ -1,5 +1,4 @@
-import type { Viewer } from '../../auth/principal.js';
-import type { VisibilityRule } from '../../auth/visibility.js';
+import type { Viewer, VisibilityRule } from '../visibility.js';
 import type { Order, ResourceSource } from '../store.js';
 
 /**

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { SeedSink } from '../../seed/sink.js';
+import type { SeedSink } from '../sink.js';
 import { MIGRATIONS, type DataTable } from '../schema.js';
 import { SqlStore } from '../sql-store.js';
 import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';

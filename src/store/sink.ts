@@ -1,4 +1,4 @@
-import type { DataTable } from '../store/schema.js';
+import type { DataTable } from './schema.js';
 
 /** A row as stored: column name → value (string, number, or null; booleans as 0/1). */
 export type Row = Record<string, string | number | null>;

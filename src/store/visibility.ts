@@ -1,3 +1,20 @@
+/** The roles a token can have; visibility is declared per role below. */
+export const ROLES = ['staff', 'worker', 'billing_entity'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+/** What decides which records a reader sees: its role and the worker or supplier it is bound to. */
+export interface Viewer {
+  role: Role;
+  /** Set for worker tokens. */
+  workerId: string | null;
+  /** Set for billing-entity tokens: the supplier's code (what `supplierRef` holds). */
+  supplierCode: string | null;
+}
+
 /**
  * Which records a role sees (DESIGN §4.4), declared per resource and compiled to SQL by the store.
  * - `all`: the whole workspace; `none`: nothing.

@@ -1,5 +1,5 @@
 import type { Store, Workspace } from '../store/store.js';
-import { resolveCatalog, type Catalog } from './catalog.js';
+import { resolveCatalog, type Catalog } from '../semantic/catalog.js';
 
 /**
  * Resolved catalogs per workspace, rebuilt when the store's cheap stamp changes (a new

@@ -1,0 +1,20 @@
+/** Refusal codes of SPEC "Errors" (with DESIGN §4.2's correction) and the text each carries. */
+export const REFUSAL_MESSAGES = {
+  unknown_metric: 'No metric has that key. Read the catalog and use one of its metric keys.',
+  metric_unavailable: 'A metric or dimension in the query is not enabled in this workspace.',
+  unknown_dimension:
+    'No dimension has that key. Read the catalog and use one of its dimension keys.',
+  dimension_unsupported: 'A dimension cannot be used with the selected metrics.',
+  mixed_views: 'The selected metrics read different views; split them into separate queries.',
+  bad_filter:
+    'A filter names a dimension of another view or has the wrong number of values for its operator.',
+  bad_order: 'An order key is not a selected metric or dimension.',
+  invalid_query: 'The saved query no longer passes validation against the current catalog.',
+  evaluative_not_available: 'This metric is evaluative and cannot be queried through the API.',
+  invalid_cursor:
+    'The cursor is malformed or was issued for another token, list, query or order. Start again without a cursor.',
+  stale_cursor: 'The catalog changed since this cursor was issued. Rerun the query from the start.',
+  not_found: 'No saved query with that id is visible to this token.',
+} as const;
+
+export type RefusalCode = keyof typeof REFUSAL_MESSAGES;
