@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { monotonicNow } from '../deadline.js';
 import { errorBody, errorCodeOf } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
-import type { AnyOperation } from '../operations/operation.js';
+import { dataSchema, type AnyOperation } from '../operations/operation.js';
 import { JSON_RPC, ProtocolError } from './protocol-errors.js';
 
 const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
@@ -30,7 +30,7 @@ export function toolsetOf(operations: readonly AnyOperation[]): Toolset {
     name: op.name,
     description: op.description,
     inputSchema: plain(op.input) as Tool['inputSchema'],
-    outputSchema: objectRoot(plain(op.output)),
+    outputSchema: objectRoot(plain(dataSchema(op))),
     annotations: ANNOTATIONS,
   }));
   return { tools, byName: new Map(operations.map((op) => [op.name, op])) };

@@ -1,9 +1,10 @@
-import type { TObject, TSchema } from 'typebox';
+import type { Static, TNever, TObject, TSchema } from 'typebox';
+import { Type } from 'typebox';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { CursorCodec } from '../paging/cursor.js';
-import type { CatalogCache } from './catalog-cache.js';
 import type { Store, Workspace } from '../store/store.js';
+import type { CatalogCache } from './catalog-cache.js';
 import type { ReportGate } from './report-gate.js';
 
 /** What an operation's handler may use: nothing transport-specific. */
@@ -22,9 +23,15 @@ export interface OperationContext {
 
 /**
  * An operation, defined once. The HTTP routes, the MCP tools and the tests all walk the
- * registry of these; none of them knows a particular operation.
+ * registry of these; none of them knows a particular operation. The handler's parameters and
+ * result are the static types of its schemas: `input` (query parameters or JSON body), `output`
+ * (the `data` of a success) and `refusal` (the `data` of a refusal, when it can refuse).
  */
-export interface Operation<Input = never> {
+export interface Operation<
+  I extends TObject = TObject,
+  O extends TSchema = TSchema,
+  R extends TSchema = TNever,
+> {
   name: string;
   method: 'GET' | 'POST';
   path: string;
@@ -35,15 +42,27 @@ export interface Operation<Input = never> {
   runsReports?: boolean;
   /** Written for a model choosing a tool: what it returns, its scope, how paging works. */
   description: string;
-  /** Query parameters (GET) or JSON body (POST). */
-  input: TObject;
-  /** The `data` member of the success envelope, refusal shapes included. */
-  output: TSchema;
+  input: I;
+  output: O;
+  /** The refusals it may answer with (`status: refused`), if any. */
+  refusal?: R;
   /** Rules beyond the schema (DESIGN §4.2); false answers 404 `not_found` like a schema mismatch. */
-  refine?(input: Input): boolean;
-  run(context: OperationContext, input: Input): Promise<unknown>;
+  refine?(input: Static<I>): boolean;
+  run(context: OperationContext, input: Static<I>): Promise<Static<O> | Static<R>>;
 }
 
-// The registry holds operations of many input types; the executor validates input before `run`.
+/** Defines an operation; TypeScript infers the handler's input and result from the schemas. */
+export function defineOperation<I extends TObject, O extends TSchema, R extends TSchema = TNever>(
+  operation: Operation<I, O, R>,
+): Operation<I, O, R> {
+  return operation;
+}
+
+// The registry holds operations of many types; the executor validates input before `run`.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyOperation = Operation<any>;
+export type AnyOperation = Operation<any, any, any>;
+
+/** The schema of everything `data` can be: the success, or one of the refusals. */
+export function dataSchema(operation: AnyOperation): TSchema {
+  return operation.refusal ? Type.Union([operation.output, operation.refusal]) : operation.output;
+}

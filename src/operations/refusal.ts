@@ -3,7 +3,7 @@ import { provenance, ProvenanceSchema } from '../provenance.js';
 import { REFUSAL_MESSAGES, type RefusalCode } from '../semantic/refusals.js';
 
 /** A refusal as answered: its code and its message in a provenance envelope. */
-export function refusal(code: RefusalCode, operationId: string) {
+export function refusal<C extends RefusalCode>(code: C, operationId: string) {
   return {
     status: 'refused' as const,
     code,

@@ -3,17 +3,23 @@ import { compileReport } from '../semantic/compile.js';
 import { sqliteDialect, postgresDialect } from '../semantic/dialect.js';
 import type { Period, Query } from '../semantic/query-schema.js';
 import { metricDefinitions, shapeRows } from '../semantic/results.js';
-import { normalizeQuery, validateQuery, type NormalizedQuery } from '../semantic/validate.js';
+import type { NormalizedQuery } from '../semantic/query-schema.js';
+import { normalizeQuery, validateQuery } from '../semantic/validate.js';
 import type { OperationContext } from './operation.js';
 import type { RefusalCode } from '../semantic/refusals.js';
 import { refusal } from './refusal.js';
+import { QueryResultSchema, ReportRefusalSchema } from './report-schemas.js';
+import type { Static } from 'typebox';
+
+type QueryResult = Static<typeof QueryResultSchema>;
+type ReportRefusal = Static<typeof ReportRefusalSchema>;
 
 export function reportRefusal(
   code: RefusalCode,
   operationId: string,
   catalogVersion: string,
   closestMetrics: string[] = [],
-) {
+): ReportRefusal {
   return { ...refusal(code, operationId), closestMetrics, catalogVersion };
 }
 
@@ -56,7 +62,7 @@ export async function runReportQuery(
   definition: { query: Query; period?: Period },
   cursor: string | undefined,
   options: { subject?: string; unknownMetricAs?: RefusalCode; otherRefusalsAs?: RefusalCode } = {},
-) {
+): Promise<QueryResult | ReportRefusal> {
   const { catalog, payCodes } = await ctx.catalogs.get(ctx.store, ctx.workspace);
   const now = ctx.now();
   const query = normalizeQuery(definition, now);
@@ -96,10 +102,15 @@ export async function runReportQuery(
   );
   const more = raw.length > take;
   const rows = shapeRows(plan, raw.slice(0, take), operationId);
-  const truncatedBy = more ? (take < remaining ? 'row_budget' : 'query_limit') : null;
+  const truncatedBy = more
+    ? take < remaining
+      ? ('row_budget' as const)
+      : ('query_limit' as const)
+    : null;
   return {
     status: rows.length === 0 ? 'empty' : 'ok',
-    rows,
+    // Values are numbers, numeric strings, null or provenance envelopes (results.ts).
+    rows: rows as QueryResult['rows'],
     columns: [...query.dimensions, ...query.metrics],
     truncated: more,
     truncatedBy,

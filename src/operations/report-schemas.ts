@@ -1,12 +1,8 @@
 import { Type } from 'typebox';
 import { ProvenanceSchema } from '../provenance.js';
-import {
-  FilterSchema,
-  OrderItemSchema,
-  TimeGrainSchema,
-  TimeRangeSchema,
-} from '../semantic/query-schema.js';
+import { NormalizedQuerySchema } from '../semantic/query-schema.js';
 import { UnitSchema } from '../semantic/definitions.js';
+import { SavedQueryKindSchema } from './params.js';
 
 /** Output shapes of the report operations (SPEC "Catalog", "Query result", "Saved query item"). */
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -45,19 +41,6 @@ export const CatalogSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const SemanticQueryEcho = Type.Object(
-  {
-    metrics: Type.Array(Type.String()),
-    dimensions: Type.Array(Type.String()),
-    filters: Type.Array(FilterSchema),
-    timeGrain: Nullable(TimeGrainSchema),
-    timeRange: Nullable(TimeRangeSchema),
-    order: Type.Array(OrderItemSchema),
-    limit: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
-
 const resultProperties = {
   status: Type.Union([Type.Literal('ok'), Type.Literal('empty')]),
   rows: Type.Array(
@@ -77,7 +60,7 @@ const resultProperties = {
       { additionalProperties: false },
     ),
   ),
-  semanticQuery: SemanticQueryEcho,
+  semanticQuery: NormalizedQuerySchema,
 };
 
 export const QueryResultSchema = Type.Object(resultProperties, { additionalProperties: false });
@@ -108,14 +91,20 @@ export const ReportRefusalSchema = Type.Object(
 export const SavedQueryItemSchema = Type.Object(
   {
     id: Type.String(),
-    kind: Type.Union([
-      Type.Literal('library'),
-      Type.Literal('dashboard_tile'),
-      Type.Literal('briefing'),
-    ]),
+    kind: SavedQueryKindSchema,
     name: ProvenanceSchema,
     dashboardId: Nullable(Type.String()),
     pinnedAt: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const SavedQueryPageSchema = Type.Object(
+  {
+    items: Type.Array(SavedQueryItemSchema),
+    hasMore: Type.Boolean(),
+    nextCursor: Nullable(Type.String()),
+    order: Type.Literal('asc'),
   },
   { additionalProperties: false },
 );

@@ -1,30 +1,11 @@
-import { Type, type TObject } from 'typebox';
+import { Type, type TObject, type TSchema } from 'typebox';
 import type { Scope } from '../auth/scopes.js';
 import { listBinding } from '../paging/cursor.js';
 import type { RecordType } from '../records/record.js';
-import type { Keyset, ResourceSource } from '../store/store.js';
-import type { Operation, OperationContext } from './operation.js';
+import type { Keyset, ResourceSource, Row } from '../store/store.js';
+import { defineOperation, type OperationContext } from './operation.js';
+import { GetInput, ListInput, OrderParam } from './params.js';
 import { ListRefusalSchema, refusal } from './refusal.js';
-
-/** The common list parameters of SPEC "Endpoints". */
-export const ListInput = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1 })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
-    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
-  },
-  { additionalProperties: false },
-);
-export interface ListParams {
-  limit?: number;
-  cursor?: string;
-  order?: 'asc' | 'desc';
-}
-
-export const GetInput = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 64 }) },
-  { additionalProperties: false },
-);
 
 export function pageSchema(item: TObject) {
   return Type.Object(
@@ -32,7 +13,7 @@ export function pageSchema(item: TObject) {
       items: Type.Array(item),
       hasMore: Type.Boolean(),
       nextCursor: Type.Union([Type.String(), Type.Null()]),
-      order: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),
+      order: OrderParam,
     },
     { additionalProperties: false },
   );
@@ -47,18 +28,16 @@ export interface ResourceSpec {
   source: Omit<ResourceSource, 'columns'>;
 }
 
-function isKeyset(value: unknown): value is Keyset {
+export function isKeyset(value: unknown): value is Keyset {
   return Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string');
 }
 
-export function sourceOf(spec: Pick<ResourceSpec, 'record' | 'source'>): ResourceSource {
+function sourceOf(spec: Pick<ResourceSpec, 'record' | 'source'>): ResourceSource {
   return { ...spec.source, columns: spec.record.columns };
 }
 
 /** The parts every resource operation shares: a GET, open to every role its visibility allows. */
-export function resourceHeader(
-  spec: Pick<ResourceSpec, 'name' | 'path' | 'scope' | 'description'>,
-) {
+function resourceHeader(spec: Pick<ResourceSpec, 'name' | 'path' | 'scope' | 'description'>) {
   return {
     name: spec.name,
     method: 'GET' as const,
@@ -70,13 +49,14 @@ export function resourceHeader(
 }
 
 /** A keyset-paginated list of one resource, filtered by the caller's visibility. */
-export function listOperation(spec: ResourceSpec): Operation<ListParams> {
+export function listOperation(spec: ResourceSpec) {
   const source = sourceOf(spec);
-  return {
+  return defineOperation({
     ...resourceHeader(spec),
     input: ListInput,
-    output: Type.Union([pageSchema(spec.record.schema), ListRefusalSchema]),
-    async run(ctx: OperationContext, params) {
+    output: pageSchema(spec.record.schema),
+    refusal: ListRefusalSchema,
+    async run(ctx, params) {
       const order = params.order ?? 'asc';
       const pageSize = Math.min(params.limit ?? ctx.workspace.pageSize, ctx.workspace.pageSize);
       const binding = listBinding(ctx.principal.tokenId, spec.name, order);
@@ -107,17 +87,17 @@ export function listOperation(spec: ResourceSpec): Operation<ListParams> {
         order,
       };
     },
-  };
+  });
 }
 
-export function itemSchema(item: TObject) {
+function itemSchema(item: TObject) {
   return Type.Object({ item: Type.Union([item, Type.Null()]) }, { additionalProperties: false });
 }
 
 /** A get by id: `{item: null}` alike for absent, foreign and invisible ids. */
-export function getOperation(spec: ResourceSpec): Operation<{ id: string }> {
+export function getOperation(spec: ResourceSpec) {
   const source = sourceOf(spec);
-  return {
+  return defineOperation({
     ...resourceHeader(spec),
     input: GetInput,
     output: itemSchema(spec.record.schema),
@@ -128,5 +108,51 @@ export function getOperation(spec: ResourceSpec): Operation<{ id: string }> {
         item: row ? spec.record.map(row, { operationId: spec.name, path: '$.item', pii }) : null,
       };
     },
+  });
+}
+
+/**
+ * A record with its parts (an invoice with its lines, a timesheet with its entries): the item is
+ * `{<header>, <parts>, <parts>Truncated}` and, with `countKey`, the count of visible parts.
+ */
+export interface WithPartsSpec extends ResourceSpec {
+  header: string;
+  parts: { key: string; record: RecordType; max: number; countKey?: string };
+  /** Reads at most `limit` parts of the record `row`, and their count when it is known. */
+  readParts(
+    ctx: OperationContext,
+    row: Row,
+    limit: number,
+  ): Promise<{ rows: Row[]; count?: number }>;
+}
+
+/** A get of a record with its parts: `{item: null}` alike for absent, foreign and invisible ids. */
+export function getWithPartsOperation(spec: WithPartsSpec) {
+  const source = sourceOf(spec);
+  const { key, record, max, countKey } = spec.parts;
+  const properties: Record<string, TSchema> = {
+    [spec.header]: spec.record.schema,
+    [key]: Type.Array(record.schema),
+    [`${key}Truncated`]: Type.Boolean(),
   };
+  if (countKey) properties[countKey] = Type.Integer({ minimum: 0 });
+  return defineOperation({
+    ...resourceHeader(spec),
+    input: GetInput,
+    output: itemSchema(Type.Object(properties, { additionalProperties: false })),
+    async run(ctx, { id }) {
+      const row = await ctx.store.getVisible(source, ctx.workspace.id, ctx.principal, id);
+      if (!row) return { item: null };
+      const { rows, count } = await spec.readParts(ctx, row, max + 1);
+      const pii = ctx.principal.scopes.has('read:pii');
+      const at = (path: string) => ({ operationId: spec.name, path, pii });
+      const item: Record<string, unknown> = {
+        [spec.header]: spec.record.map(row, at(`$.item.${spec.header}`)),
+        [key]: rows.slice(0, max).map((part, i) => record.map(part, at(`$.item.${key}[${i}]`))),
+        [`${key}Truncated`]: (count ?? rows.length) > max,
+      };
+      if (countKey) item[countKey] = count;
+      return { item };
+    },
+  });
 }

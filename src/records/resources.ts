@@ -18,6 +18,7 @@ export const PAY_BANDS = ['regular', 'overtime', 'doubletime', 'flat', 'expense'
 export const EXPENSE_STATUSES = ['draft', 'submitted', 'approved', 'rejected'] as const;
 /** SPEC "Saved query item": the kinds list_saved_queries serves. */
 export const SAVED_QUERY_KINDS = ['library', 'dashboard_tile', 'briefing'] as const;
+export type SavedQueryKind = (typeof SAVED_QUERY_KINDS)[number];
 
 const id = { kind: 'string', column: 'id' } as const;
 const createdAt = { kind: 'string', column: 'created_at', format: 'timestamp' } as const;

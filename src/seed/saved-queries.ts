@@ -4,6 +4,7 @@
  * workspace's catalog has: the team plan's subset everywhere, plus a few default-catalog metrics on
  * the business plan (whose catalog is the whole default one). Some names are the unusual text.
  */
+import type { SavedQueryKind } from '../records/resources.js';
 import { DAY_MS, HOUR_MS } from './calendar.js';
 import type { WorkspaceRun } from './context.js';
 import { INSTRUCTION_LIKE } from './people-text.js';
@@ -22,7 +23,7 @@ interface Period {
 }
 
 interface SavedQuerySpec {
-  kind: 'library' | 'dashboard_tile' | 'briefing';
+  kind: SavedQueryKind;
   name: string;
   query: QueryDef;
   period?: Period;

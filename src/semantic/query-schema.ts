@@ -73,20 +73,28 @@ export const PeriodSchema = Type.Union([
   ),
 ]);
 
-const Cursor = Type.String({ minLength: 1, maxLength: 512 });
-
-export const SemanticQueryBody = Type.Object(
-  { query: QuerySchema, period: Type.Optional(PeriodSchema), cursor: Type.Optional(Cursor) },
-  { additionalProperties: false },
-);
-
 /** What a saved query stores (DESIGN §4.9): `{query, period?}`. */
 export const SavedDefinitionSchema = Type.Object(
   { query: QuerySchema, period: Type.Optional(PeriodSchema) },
   { additionalProperties: false },
 );
 
+/** The query as run: defaults filled, any period resolved (SPEC `semanticQuery`, echoed in results). */
+export const NormalizedQuerySchema = Type.Object(
+  {
+    metrics: Type.Array(Type.String()),
+    dimensions: Type.Array(Type.String()),
+    filters: Type.Array(FilterSchema),
+    timeGrain: Type.Union([TimeGrainSchema, Type.Null()]),
+    timeRange: Type.Union([TimeRangeSchema, Type.Null()]),
+    order: Type.Array(OrderItemSchema),
+    limit: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
 export type Query = Static<typeof QuerySchema>;
+export type NormalizedQuery = Static<typeof NormalizedQuerySchema>;
 export type Filter = Static<typeof FilterSchema>;
 export type Period = Static<typeof PeriodSchema>;
 export type TimeRange = Static<typeof TimeRangeSchema>;

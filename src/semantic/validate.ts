@@ -3,19 +3,8 @@ import type { Catalog } from './catalog.js';
 import { closestMetrics } from './closest.js';
 import type { Metric } from './definitions.js';
 import { resolvePeriod } from './period.js';
-import type { Filter, Period, Query, TimeGrain, TimeRange } from './query-schema.js';
+import type { Filter, NormalizedQuery, Period, Query } from './query-schema.js';
 import { DIMENSIONS, VIEWS, type View } from './views.js';
-
-/** The query as run: defaults filled, any period resolved (SPEC `semanticQuery`). */
-export interface NormalizedQuery {
-  metrics: string[];
-  dimensions: string[];
-  filters: Filter[];
-  timeGrain: TimeGrain | null;
-  timeRange: TimeRange | null;
-  order: { key: string; direction: 'asc' | 'desc' }[];
-  limit: number;
-}
 
 export interface QueryPlan {
   query: NormalizedQuery;
