@@ -17,7 +17,8 @@ import {
   TimesheetRecord,
   WorkerRecord,
 } from '../records/resources.js';
-import { DATA_TABLES, MIGRATIONS, type DataTable } from '../store/schema.js';
+import { DATA_TABLES, TABLES, type DataTable } from '../store/schema.js';
+import { baseType, isNotNull } from '../store/table.js';
 
 export type ImportTable = Exclude<DataTable, 'workspaces' | 'program_configs' | 'semantic_catalog'>;
 
@@ -69,24 +70,15 @@ interface StorageColumn {
   notNull: boolean;
 }
 
-/** The columns of one table as the first migration creates them. */
+/** The columns of one table as the schema declares them. */
 export function storageColumns(table: DataTable): StorageColumn[] {
-  const body = new RegExp(`CREATE TABLE ${table} \\(\\n([\\s\\S]*?)\\n\\);`).exec(MIGRATIONS[0]);
-  if (!body) throw new Error(`the schema has no table ${table}`);
-  return body[1]
-    .split('\n')
-    .map((line) => line.trim().replace(/,$/, ''))
-    .filter((line) => !line.startsWith('PRIMARY KEY'))
-    .map((line) => {
-      const match = /^(\w+) (TEXT|INTEGER|BIGINT)\b(.*)$/.exec(line);
-      if (!match) throw new Error(`unexpected column definition in ${table}: ${line}`);
-      const [, name, sqlType, rest] = match;
-      return {
-        name,
-        sqlType: sqlType as StorageColumn['sqlType'],
-        notNull: /NOT NULL|PRIMARY KEY/.test(rest),
-      };
-    });
+  const declared = TABLES.get(table);
+  if (!declared) throw new Error(`the schema has no table ${table}`);
+  return Object.entries(declared.columns).map(([name, type]) => ({
+    name,
+    sqlType: baseType(type).toUpperCase() as StorageColumn['sqlType'],
+    notNull: isNotNull(type) || declared.primaryKey.includes(name),
+  }));
 }
 
 function ruleOf(table: ImportTable, column: StorageColumn): ColumnRule {

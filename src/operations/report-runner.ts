@@ -1,6 +1,5 @@
 import { canonicalJson } from '../semantic/canonical-json.js';
 import { compileReport } from '../semantic/compile.js';
-import { sqliteDialect, postgresDialect } from '../semantic/dialect.js';
 import type { Period, Query } from '../semantic/query-schema.js';
 import { metricDefinitions, shapeRows } from '../semantic/results.js';
 import type { NormalizedQuery } from '../semantic/query-schema.js';
@@ -90,7 +89,7 @@ export async function runReportQuery(
   const compiled = compileReport(
     plan,
     {
-      dialect: ctx.store.dialect === 'postgres' ? postgresDialect : sqliteDialect,
+      dialect: ctx.store.dialect,
       workspaceId: ctx.workspace.id,
       payCodes,
       today: now.toISOString().slice(0, 10),

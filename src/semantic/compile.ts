@@ -27,11 +27,17 @@ export interface CompiledReport {
 
 const frag = (sql: string, params: unknown[] = []): Fragment => ({ sql, params });
 
-function column(view: View, name: string, ctx: CompileContext): Fragment {
+/** The context while one query compiles: the view columns it has read so far, for its joins. */
+interface Compiling extends CompileContext {
+  reads: Set<string>;
+}
+
+function column(view: View, name: string, ctx: Compiling): Fragment {
   const expr: ColumnExpr | undefined = Object.hasOwn(view.columns, name)
     ? view.columns[name]
     : undefined;
   if (expr === undefined) throw new Error(`view ${view.name} has no column ${name}`);
+  ctx.reads.add(name);
   if (typeof expr === 'string') return frag(expr);
   if ('bandOfPayCode' in expr) {
     if (ctx.payCodes.length === 0) return frag('NULL');
@@ -70,7 +76,7 @@ function predicate(col: Fragment, op: Operator, values: readonly unknown[]): Fra
   }
 }
 
-function condition(view: View, c: Condition, ctx: CompileContext): Fragment {
+function condition(view: View, c: Condition, ctx: Compiling): Fragment {
   return predicate(column(view, c.column, ctx), c.op, c.values ?? []);
 }
 
@@ -81,7 +87,7 @@ function all(parts: Fragment[], joiner: string): Fragment {
   );
 }
 
-function aggregate(view: View, a: Aggregate, ctx: CompileContext): Fragment {
+function aggregate(view: View, a: Aggregate, ctx: Compiling): Fragment {
   const where = (a.where ?? []).map((c) => condition(view, c, ctx));
   const value = a.column !== undefined ? column(view, a.column, ctx) : frag('1');
   // Conditions go inside the aggregate, so metrics with different conditions share one scan.
@@ -128,7 +134,7 @@ export function bucket(dateSql: string, grain: TimeGrain, dialect: SqlDialect): 
   }
 }
 
-function metricColumns(view: View, metric: Metric, index: number, ctx: CompileContext): Fragment[] {
+function metricColumns(view: View, metric: Metric, index: number, ctx: Compiling): Fragment[] {
   if (isRatio(metric.measure)) {
     const [n, d] = metric.measure.ratio.map((a) => aggregate(view, a, ctx));
     return [frag(`${n.sql} AS m${index}_n`, n.params), frag(`${d.sql} AS m${index}_d`, d.params)];
@@ -137,7 +143,7 @@ function metricColumns(view: View, metric: Metric, index: number, ctx: CompileCo
   return [frag(`${a.sql} AS m${index}`, a.params)];
 }
 
-function metricOrderExpr(metric: Metric, index: number, ctx: CompileContext): string {
+function metricOrderExpr(metric: Metric, index: number, ctx: Compiling): string {
   return isRatio(metric.measure)
     ? `${ctx.dialect.real(`q.m${index}_n`)} / NULLIF(q.m${index}_d, 0)`
     : `q.m${index}`;
@@ -150,10 +156,11 @@ function metricOrderExpr(metric: Metric, index: number, ctx: CompileContext): st
  */
 export function compileReport(
   plan: QueryPlan,
-  ctx: CompileContext,
+  context: CompileContext,
   window: { offset: number; take: number },
 ): CompiledReport {
   const { view, query, metrics } = plan;
+  const ctx: Compiling = { ...context, reads: new Set() };
   const dims = query.dimensions.map((key, i) => {
     const raw = column(view, key, ctx);
     if (key !== view.timeDimension || !query.timeGrain)
@@ -179,10 +186,9 @@ export function compileReport(
 
   // Join only what the chosen columns read: every join is an inner join on a required key,
   // so leaving an unused one out changes no row.
-  const used = [...selects, ...where].map((f) => f.sql).join(' ');
-  const joins = Object.entries(view.joins)
-    .filter(([alias]) => new RegExp(`\\b${alias}\\.`).test(used))
-    .map(([, join]) => ` ${join}`)
+  const joins = view.joins
+    .filter((join) => join.for.some((name) => ctx.reads.has(name)))
+    .map((join) => ` ${join.sql}`)
     .join('');
   const groupBy = dims.length ? ` GROUP BY ${dims.map((_, i) => i + 1).join(', ')}` : '';
   const inner =

@@ -27,8 +27,8 @@ export interface View {
   name: string;
   /** The fact table and its alias. */
   from: string;
-  /** Joins by alias; the compiler adds only those whose alias the query's columns use. */
-  joins: Record<string, string>;
+  /** Joins, each with the columns that read it; the compiler adds those the query's columns need. */
+  joins: { sql: string; for: string[] }[];
   workspaceColumn: string;
   columns: Record<string, ColumnExpr>;
   dimensions: string[];
@@ -40,7 +40,7 @@ const views: View[] = [
     // Reads the denormalised report_time_entries (src/store/sql/report-facts.ts): no joins.
     name: 'time_entries',
     from: 'report_time_entries e',
-    joins: {},
+    joins: [],
     workspaceColumn: 'e.workspace_id',
     columns: {
       work_date: 'e.work_date',
@@ -75,7 +75,7 @@ const views: View[] = [
     // Reads the denormalised report_invoice_lines: the invoice's status, type and period inline.
     name: 'invoice_lines',
     from: 'report_invoice_lines l',
-    joins: {},
+    joins: [],
     workspaceColumn: 'l.workspace_id',
     columns: {
       invoice_period: 'l.invoice_period',
@@ -107,7 +107,7 @@ const views: View[] = [
   {
     name: 'invoices',
     from: 'invoices i',
-    joins: {},
+    joins: [],
     workspaceColumn: 'i.workspace_id',
     columns: {
       issued_date: 'substr(i.issued_at, 1, 10)',
@@ -132,7 +132,7 @@ const views: View[] = [
   {
     name: 'timesheets',
     from: 'timesheets t',
-    joins: { w: 'JOIN workers w ON w.id = t.worker_id' },
+    joins: [{ sql: 'JOIN workers w ON w.id = t.worker_id', for: ['supplier', 'org_unit'] }],
     workspaceColumn: 't.workspace_id',
     columns: {
       period_start: 't.period_start',
@@ -148,7 +148,7 @@ const views: View[] = [
   {
     name: 'workers',
     from: 'workers w',
-    joins: {},
+    joins: [],
     workspaceColumn: 'w.workspace_id',
     columns: {
       tenure_start: 'w.tenure_start',
@@ -172,7 +172,7 @@ const views: View[] = [
   {
     name: 'expenses',
     from: 'expenses x',
-    joins: { a: 'JOIN assignments a ON a.id = x.assignment_id' },
+    joins: [{ sql: 'JOIN assignments a ON a.id = x.assignment_id', for: ['org_unit'] }],
     workspaceColumn: 'x.workspace_id',
     columns: {
       incurred_on: 'x.incurred_on',

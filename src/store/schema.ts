@@ -1,5 +1,6 @@
 /**
- * The storage schema, written in the SQL both dialects accept (TEXT, INTEGER, BIGINT, row values).
+ * The storage schema as data: tables, columns, types, keys and indexes, from which each dialect
+ * renders its DDL (`Dialect.createTable`, `Dialect.createIndex`). Types are text, integer and bigint.
  * Timestamps are ISO 8601 UTC strings with milliseconds ("2024-01-31T09:00:00.000Z") and dates are
  * "YYYY-MM-DD", so text order is time order and values leave the store exactly as the API prints them.
  * Booleans are INTEGER 0/1 (NULL where the field is nullable).
@@ -8,237 +9,312 @@
  * billing-entity visibility filters on it through the (workspace_id, supplier_ref, ...) indexes.
  */
 
-import { REFRESH_REPORT_FACTS, REPORT_FACTS_DDL } from './sql/report-facts.js';
+import { REFRESH_REPORT_FACTS, REPORT_FACT_TABLES } from './sql/report-facts.js';
+import type { Table } from './table.js';
 
-export const MIGRATIONS: readonly string[] = [
-  `
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-
-CREATE TABLE workspaces (
-  id TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  plan TEXT NOT NULL,
-  page_size INTEGER NOT NULL,
-  row_budget INTEGER NOT NULL,
-  catalog_source TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-
-CREATE TABLE program_configs (
-  workspace_id TEXT NOT NULL,
-  version INTEGER NOT NULL,
-  config TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  PRIMARY KEY (workspace_id, version)
-);
-
-CREATE TABLE suppliers (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  code TEXT NOT NULL,
-  name TEXT NOT NULL,
-  status TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX suppliers_page ON suppliers (workspace_id, created_at, id);
-CREATE UNIQUE INDEX suppliers_code ON suppliers (workspace_id, code);
-
-CREATE TABLE workers (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  supplier_ref TEXT,
-  org_unit_key TEXT,
-  type TEXT NOT NULL,
-  display_name TEXT NOT NULL,
-  work_email TEXT,
-  classification_status TEXT,
-  tenure_start TEXT,
-  onboarding_state TEXT NOT NULL,
-  status TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX workers_page ON workers (workspace_id, created_at, id);
-
-CREATE TABLE assignments (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  worker_id TEXT NOT NULL,
-  supplier_ref TEXT,
-  job_code TEXT,
-  site_key TEXT,
-  org_unit_key TEXT,
-  currency TEXT NOT NULL,
-  bill_rate_cents BIGINT NOT NULL,
-  start_date TEXT NOT NULL,
-  end_date TEXT,
-  status TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX assignments_page ON assignments (workspace_id, created_at, id);
-CREATE INDEX assignments_worker ON assignments (workspace_id, worker_id, created_at, id);
-CREATE INDEX assignments_supplier ON assignments (workspace_id, supplier_ref, created_at, id);
-
-CREATE TABLE timesheets (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  worker_id TEXT NOT NULL,
-  entry_mode TEXT NOT NULL,
-  period_start TEXT NOT NULL,
-  period_end TEXT NOT NULL,
-  status TEXT NOT NULL,
-  config_version INTEGER NOT NULL,
-  approval_instance_ref TEXT,
-  submitted_at TEXT,
-  decided_at TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX timesheets_page ON timesheets (workspace_id, created_at, id);
-CREATE INDEX timesheets_worker ON timesheets (workspace_id, worker_id, created_at, id);
-
-CREATE TABLE time_entries (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  timesheet_id TEXT NOT NULL,
-  assignment_id TEXT NOT NULL,
-  worker_id TEXT NOT NULL,
-  supplier_ref TEXT,
-  work_date TEXT NOT NULL,
-  pay_code TEXT NOT NULL,
-  quantity_minutes INTEGER,
-  quantity_units INTEGER,
-  kind TEXT NOT NULL,
-  corrects_entry_id TEXT,
-  captured_on_behalf INTEGER NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX time_entries_timesheet ON time_entries (timesheet_id, created_at, id);
-
-CREATE TABLE expenses (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  worker_id TEXT NOT NULL,
-  assignment_id TEXT NOT NULL,
-  supplier_ref TEXT,
-  category TEXT NOT NULL,
-  incurred_on TEXT NOT NULL,
-  amount_cents BIGINT NOT NULL,
-  currency TEXT NOT NULL,
-  status TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX expenses_page ON expenses (workspace_id, created_at, id);
-CREATE INDEX expenses_worker ON expenses (workspace_id, worker_id, created_at, id);
-CREATE INDEX expenses_supplier ON expenses (workspace_id, supplier_ref, created_at, id);
-
-CREATE TABLE invoices (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  supplier_ref TEXT,
-  type TEXT NOT NULL,
-  number TEXT,
-  status TEXT NOT NULL,
-  grouping_rule TEXT NOT NULL,
-  group_key TEXT NOT NULL,
-  period_start TEXT NOT NULL,
-  period_end TEXT NOT NULL,
-  currency TEXT NOT NULL,
-  total_cents BIGINT NOT NULL,
-  config_version INTEGER NOT NULL,
-  corrects_invoice_ref TEXT,
-  issued_at TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX invoices_page ON invoices (workspace_id, created_at, id);
-CREATE INDEX invoices_supplier ON invoices (workspace_id, supplier_ref, created_at, id);
-
-CREATE TABLE invoice_lines (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  invoice_id TEXT NOT NULL,
-  supplier_ref TEXT,
-  source_type TEXT NOT NULL,
-  source_ref TEXT NOT NULL,
-  worker_ref TEXT,
-  assignment_ref TEXT,
-  org_unit_key TEXT,
-  pay_code TEXT,
-  band TEXT,
-  description TEXT NOT NULL,
-  quantity INTEGER,
-  unit TEXT,
-  rate_cents BIGINT,
-  multiplier_bp INTEGER,
-  amount_cents BIGINT NOT NULL,
-  currency TEXT NOT NULL,
-  currency_mismatch INTEGER,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX invoice_lines_invoice ON invoice_lines (invoice_id, created_at, id);
-CREATE INDEX invoice_lines_supplier ON invoice_lines (invoice_id, supplier_ref, created_at, id);
-
-CREATE TABLE approval_statuses (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  approval_instance_ref TEXT NOT NULL,
-  subject_type TEXT NOT NULL,
-  subject_ref TEXT NOT NULL,
-  worker_id TEXT NOT NULL,
-  supplier_ref TEXT,
-  step INTEGER NOT NULL,
-  state TEXT NOT NULL,
-  decided_at TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX approval_statuses_page ON approval_statuses (workspace_id, created_at, id);
-CREATE INDEX approval_statuses_worker ON approval_statuses (workspace_id, worker_id, created_at, id);
-CREATE INDEX approval_statuses_supplier ON approval_statuses (workspace_id, supplier_ref, created_at, id);
-
-CREATE TABLE saved_queries (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  name TEXT NOT NULL,
-  dashboard_id TEXT,
-  definition TEXT NOT NULL,
-  author TEXT NOT NULL,
-  pinned_at TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX saved_queries_page ON saved_queries (workspace_id, pinned_at, id);
-
-CREATE TABLE semantic_catalog (
-  workspace_id TEXT NOT NULL,
-  key TEXT NOT NULL,
-  entry_type TEXT NOT NULL,
-  definition TEXT NOT NULL,
-  enabled INTEGER NOT NULL,
-  updated_at TEXT NOT NULL,
-  PRIMARY KEY (workspace_id, entry_type, key)
-);
-
-CREATE TABLE tokens (
-  id TEXT PRIMARY KEY,
-  workspace_id TEXT NOT NULL,
-  token_hash TEXT NOT NULL UNIQUE,
-  role TEXT NOT NULL,
-  worker_id TEXT,
-  supplier_id TEXT,
-  scopes TEXT NOT NULL,
-  expires_at TEXT,
-  revoked_at TEXT,
-  created_at TEXT NOT NULL
-);
-`,
-  // 2: report fact tables, filled from whatever data is already there.
-  [REPORT_FACTS_DDL, ...REFRESH_REPORT_FACTS].join(';\n'),
+const BASE_TABLES: readonly Table[] = [
+  { name: 'meta', columns: { key: 'text', value: 'text!' }, primaryKey: ['key'] },
+  {
+    name: 'workspaces',
+    columns: {
+      id: 'text',
+      name: 'text!',
+      plan: 'text!',
+      page_size: 'integer!',
+      row_budget: 'integer!',
+      catalog_source: 'text!',
+      created_at: 'text!',
+    },
+    primaryKey: ['id'],
+  },
+  {
+    name: 'program_configs',
+    columns: {
+      workspace_id: 'text!',
+      version: 'integer!',
+      config: 'text!',
+      created_at: 'text!',
+    },
+    primaryKey: ['workspace_id', 'version'],
+  },
+  {
+    name: 'suppliers',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      code: 'text!',
+      name: 'text!',
+      status: 'text!',
+      created_at: 'text!',
+      updated_at: 'text!',
+    },
+    primaryKey: ['id'],
+    indexes: {
+      suppliers_page: { columns: ['workspace_id', 'created_at', 'id'] },
+      suppliers_code: { columns: ['workspace_id', 'code'], unique: true },
+    },
+  },
+  {
+    name: 'workers',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      supplier_ref: 'text',
+      org_unit_key: 'text',
+      type: 'text!',
+      display_name: 'text!',
+      work_email: 'text',
+      classification_status: 'text',
+      tenure_start: 'text',
+      onboarding_state: 'text!',
+      status: 'text!',
+      created_at: 'text!',
+      updated_at: 'text!',
+    },
+    primaryKey: ['id'],
+    indexes: {
+      workers_page: { columns: ['workspace_id', 'created_at', 'id'] },
+    },
+  },
+  {
+    name: 'assignments',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      worker_id: 'text!',
+      supplier_ref: 'text',
+      job_code: 'text',
+      site_key: 'text',
+      org_unit_key: 'text',
+      currency: 'text!',
+      bill_rate_cents: 'bigint!',
+      start_date: 'text!',
+      end_date: 'text',
+      status: 'text!',
+      created_at: 'text!',
+      updated_at: 'text!',
+    },
+    primaryKey: ['id'],
+    indexes: {
+      assignments_page: { columns: ['workspace_id', 'created_at', 'id'] },
+      assignments_worker: { columns: ['workspace_id', 'worker_id', 'created_at', 'id'] },
+      assignments_supplier: { columns: ['workspace_id', 'supplier_ref', 'created_at', 'id'] },
+    },
+  },
+  {
+    name: 'timesheets',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      worker_id: 'text!',
+      entry_mode: 'text!',
+      period_start: 'text!',
+      period_end: 'text!',
+      status: 'text!',
+      config_version: 'integer!',
+      approval_instance_ref: 'text',
+      submitted_at: 'text',
+      decided_at: 'text',
+      created_at: 'text!',
+      updated_at: 'text!',
+    },
+    primaryKey: ['id'],
+    indexes: {
+      timesheets_page: { columns: ['workspace_id', 'created_at', 'id'] },
+      timesheets_worker: { columns: ['workspace_id', 'worker_id', 'created_at', 'id'] },
+    },
+  },
+  {
+    name: 'time_entries',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      timesheet_id: 'text!',
+      assignment_id: 'text!',
+      worker_id: 'text!',
+      supplier_ref: 'text',
+      work_date: 'text!',
+      pay_code: 'text!',
+      quantity_minutes: 'integer',
+      quantity_units: 'integer',
+      kind: 'text!',
+      corrects_entry_id: 'text',
+      captured_on_behalf: 'integer!',
+      created_at: 'text!',
+    },
+    primaryKey: ['id'],
+    indexes: {
+      time_entries_timesheet: { columns: ['timesheet_id', 'created_at', 'id'] },
+    },
+  },
+  {
+    name: 'expenses',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      worker_id: 'text!',
+      assignment_id: 'text!',
+      supplier_ref: 'text',
+      category: 'text!',
+      incurred_on: 'text!',
+      amount_cents: 'bigint!',
+      currency: 'text!',
+      status: 'text!',
+      created_at: 'text!',
+      updated_at: 'text!',
+    },
+    primaryKey: ['id'],
+    indexes: {
+      expenses_page: { columns: ['workspace_id', 'created_at', 'id'] },
+      expenses_worker: { columns: ['workspace_id', 'worker_id', 'created_at', 'id'] },
+      expenses_supplier: { columns: ['workspace_id', 'supplier_ref', 'created_at', 'id'] },
+    },
+  },
+  {
+    name: 'invoices',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      supplier_ref: 'text',
+      type: 'text!',
+      number: 'text',
+      status: 'text!',
+      grouping_rule: 'text!',
+      group_key: 'text!',
+      period_start: 'text!',
+      period_end: 'text!',
+      currency: 'text!',
+      total_cents: 'bigint!',
+      config_version: 'integer!',
+      corrects_invoice_ref: 'text',
+      issued_at: 'text',
+      created_at: 'text!',
+      updated_at: 'text!',
+    },
+    primaryKey: ['id'],
+    indexes: {
+      invoices_page: { columns: ['workspace_id', 'created_at', 'id'] },
+      invoices_supplier: { columns: ['workspace_id', 'supplier_ref', 'created_at', 'id'] },
+    },
+  },
+  {
+    name: 'invoice_lines',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      invoice_id: 'text!',
+      supplier_ref: 'text',
+      source_type: 'text!',
+      source_ref: 'text!',
+      worker_ref: 'text',
+      assignment_ref: 'text',
+      org_unit_key: 'text',
+      pay_code: 'text',
+      band: 'text',
+      description: 'text!',
+      quantity: 'integer',
+      unit: 'text',
+      rate_cents: 'bigint',
+      multiplier_bp: 'integer',
+      amount_cents: 'bigint!',
+      currency: 'text!',
+      currency_mismatch: 'integer',
+      created_at: 'text!',
+    },
+    primaryKey: ['id'],
+    indexes: {
+      invoice_lines_invoice: { columns: ['invoice_id', 'created_at', 'id'] },
+      invoice_lines_supplier: { columns: ['invoice_id', 'supplier_ref', 'created_at', 'id'] },
+    },
+  },
+  {
+    name: 'approval_statuses',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      approval_instance_ref: 'text!',
+      subject_type: 'text!',
+      subject_ref: 'text!',
+      worker_id: 'text!',
+      supplier_ref: 'text',
+      step: 'integer!',
+      state: 'text!',
+      decided_at: 'text',
+      created_at: 'text!',
+      updated_at: 'text!',
+    },
+    primaryKey: ['id'],
+    indexes: {
+      approval_statuses_page: { columns: ['workspace_id', 'created_at', 'id'] },
+      approval_statuses_worker: { columns: ['workspace_id', 'worker_id', 'created_at', 'id'] },
+      approval_statuses_supplier: { columns: ['workspace_id', 'supplier_ref', 'created_at', 'id'] },
+    },
+  },
+  {
+    name: 'saved_queries',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      kind: 'text!',
+      name: 'text!',
+      dashboard_id: 'text',
+      definition: 'text!',
+      author: 'text!',
+      pinned_at: 'text!',
+      created_at: 'text!',
+    },
+    primaryKey: ['id'],
+    indexes: {
+      saved_queries_page: { columns: ['workspace_id', 'pinned_at', 'id'] },
+    },
+  },
+  {
+    name: 'semantic_catalog',
+    columns: {
+      workspace_id: 'text!',
+      key: 'text!',
+      entry_type: 'text!',
+      definition: 'text!',
+      enabled: 'integer!',
+      updated_at: 'text!',
+    },
+    primaryKey: ['workspace_id', 'entry_type', 'key'],
+  },
+  {
+    name: 'tokens',
+    columns: {
+      id: 'text',
+      workspace_id: 'text!',
+      token_hash: 'text!',
+      role: 'text!',
+      worker_id: 'text',
+      supplier_id: 'text',
+      scopes: 'text!',
+      expires_at: 'text',
+      revoked_at: 'text',
+      created_at: 'text!',
+    },
+    primaryKey: ['id'],
+    unique: ['token_hash'],
+  },
 ];
+
+/** One schema version: tables (with their indexes) to create, then statements to run. */
+export interface Migration {
+  tables: readonly Table[];
+  statements: readonly string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  { tables: BASE_TABLES, statements: [] },
+  // 2: report fact tables, filled from whatever data is already there.
+  { tables: REPORT_FACT_TABLES, statements: REFRESH_REPORT_FACTS },
+];
+
+/** Every table of the schema by name. */
+export const TABLES: ReadonlyMap<string, Table> = new Map(
+  MIGRATIONS.flatMap((m) => m.tables).map((t) => [t.name, t]),
+);
 
 /** Tables the seed generator and importer write, in dependency order. */
 export const DATA_TABLES = [

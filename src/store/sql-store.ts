@@ -1,3 +1,4 @@
+import type { Dialect } from './dialect.js';
 import type { Viewer } from './visibility.js';
 import type { SeedSink } from './sink.js';
 import type { ProgramConfig } from './program-config.js';
@@ -28,7 +29,7 @@ import type {
  * truly differs: migrations, bulk loading, report execution with a time limit, connections.
  */
 export abstract class SqlStore implements Store {
-  abstract readonly dialect: 'sqlite' | 'postgres';
+  abstract readonly dialect: Dialect;
   abstract readonly reportConcurrency: number;
   abstract cacheSizes(): Record<string, number>;
   abstract all(sql: string, params?: readonly unknown[]): Promise<Row[]>;
@@ -54,10 +55,7 @@ export abstract class SqlStore implements Store {
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    await this.run(
-      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      [key, value],
-    );
+    await this.run(this.dialect.upsert('meta', ['key', 'value'], ['key']), [key, value]);
   }
 
   async listWorkspaces(): Promise<Workspace[]> {

@@ -1,3 +1,4 @@
+import type { Dialect } from './dialect.js';
 import type { Viewer, Visibility } from './visibility.js';
 import type { SeedSink } from './sink.js';
 import type { ProgramConfig } from './program-config.js';
@@ -67,7 +68,8 @@ export interface NewToken extends Omit<TokenRow, 'revokedAt'> {
  * when the database cannot be reached.
  */
 export interface Store {
-  readonly dialect: 'sqlite' | 'postgres';
+  /** How this database's SQL differs: DDL, placeholders, parameters, report fragments. */
+  readonly dialect: Dialect;
   /** How many report queries it runs at once (report workers or report connections). */
   readonly reportConcurrency: number;
   /** Entries held by each per-shape cache (prepared statements, SQL texts): all are bounded. */

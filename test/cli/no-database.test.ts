@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { migrationSql } from '../../src/store/dialect.js';
+import { sqliteDialect } from '../../src/store/sqlite/sqlite-dialect.js';
 import { MIGRATIONS } from '../../src/store/schema.js';
 import { runCli } from '../support/cli.js';
 import { TEST_PG_URL } from '../support/test-databases.js';
@@ -131,7 +133,7 @@ describe('a --db that names no vms-read database is refused, never created (only
   it('still opens a vms-read database of an older schema version, and migrates it', () => {
     const path = join(root, 'old.db');
     const old = new Database(path);
-    old.exec(MIGRATIONS[0]);
+    old.exec(migrationSql(sqliteDialect, MIGRATIONS[0]));
     old.pragma('user_version = 1');
     old.close();
     const result = runCli(['workspace', 'list', '--db', path, '--json']);

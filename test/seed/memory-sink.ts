@@ -4,7 +4,8 @@
  */
 import { generateSeed, type SeedOptions, type SeedSummary } from '../../src/seed/generate.js';
 import type { Row, SeedSink } from '../../src/store/sink.js';
-import { MIGRATIONS, type DataTable } from '../../src/store/schema.js';
+import { TABLES, type DataTable } from '../../src/store/schema.js';
+import { columnNames } from '../../src/store/table.js';
 
 export const TINY: SeedOptions = { seed: 7, scale: 'tiny', asOf: '2026-06-30' };
 
@@ -51,17 +52,7 @@ export function tinySeed(): Promise<Seeded> {
 
 /** Column names of every table, read from the DDL, in declaration order. */
 export function schemaColumns(): Map<string, string[]> {
-  const columns = new Map<string, string[]>();
-  const ddl = MIGRATIONS.join('\n');
-  for (const match of ddl.matchAll(/CREATE TABLE (\w+) \(\n([\s\S]*?)\n\);/g)) {
-    const names = match[2]
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line.length > 0 && !line.startsWith('PRIMARY KEY'))
-      .map((line) => line.split(/\s+/)[0]);
-    columns.set(match[1], names);
-  }
-  return columns;
+  return new Map([...TABLES].map(([name, table]) => [name, columnNames(table)]));
 }
 
 /** Groups rows by the value of a column. */

@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { resolveCatalog } from '../../src/semantic/catalog.js';
 import { bucket, compileReport, type CompileContext } from '../../src/semantic/compile.js';
-import { sqliteDialect } from '../../src/semantic/dialect.js';
+import { sqliteDialect } from '../../src/store/sqlite/sqlite-dialect.js';
 import type { Query, TimeGrain } from '../../src/semantic/query-schema.js';
 import { shapeRows } from '../../src/semantic/results.js';
 import { normalizeQuery, validateQuery } from '../../src/semantic/validate.js';
+import { migrationSql } from '../../src/store/dialect.js';
 import { MIGRATIONS } from '../../src/store/schema.js';
 
 const WS = 'ws-1';
@@ -134,7 +135,7 @@ function insert(db: Database.Database, table: string, row: Row = {}): string {
 /** A fresh in-memory store with the production schema and the worker/assignment expenses join on. */
 function freshDb(): Database.Database {
   const db = new Database(':memory:');
-  for (const migration of MIGRATIONS) db.exec(migration);
+  for (const migration of MIGRATIONS) db.exec(migrationSql(sqliteDialect, migration));
   insert(db, 'workers', { id: 'w1' });
   insert(db, 'assignments', { id: 'a1' });
   insert(db, 'timesheets', { id: 't1' });
@@ -655,7 +656,7 @@ describe('compileReport: view-specific columns', () => {
 
   it('measures tenure against the compile date (a bound parameter)', () => {
     const db = new Database(':memory:');
-    for (const migration of MIGRATIONS) db.exec(migration);
+    for (const migration of MIGRATIONS) db.exec(migrationSql(sqliteDialect, migration));
     insert(db, 'workers', { tenure_start: '2026-01-05' });
     insert(db, 'workers', { tenure_start: '2026-01-10', status: 'inactive' });
     insert(db, 'workers', { tenure_start: null });

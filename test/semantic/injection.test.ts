@@ -9,10 +9,13 @@ import {
   type CatalogTableEntry,
 } from '../../src/semantic/catalog.js';
 import { compileReport, type CompiledReport } from '../../src/semantic/compile.js';
-import { postgresDialect, sqliteDialect, type SqlDialect } from '../../src/semantic/dialect.js';
+import type { SqlDialect } from '../../src/semantic/dialect.js';
+import { postgresDialect } from '../../src/store/postgres/postgres-dialect.js';
+import { sqliteDialect } from '../../src/store/sqlite/sqlite-dialect.js';
 import type { Query } from '../../src/semantic/query-schema.js';
 import { shapeRows } from '../../src/semantic/results.js';
 import { normalizeQuery, validateQuery, type QueryPlan } from '../../src/semantic/validate.js';
+import { migrationSql } from '../../src/store/dialect.js';
 import { MIGRATIONS } from '../../src/store/schema.js';
 
 const WS = 'ws-1';
@@ -38,7 +41,7 @@ const DEFAULT_CATALOG = resolveCatalog({
 
 function freshDb(): Database.Database {
   const db = new Database(':memory:');
-  for (const migration of MIGRATIONS) db.exec(migration);
+  for (const migration of MIGRATIONS) db.exec(migrationSql(sqliteDialect, migration));
   db.prepare(
     `INSERT INTO workers (id, workspace_id, supplier_ref, org_unit_key, type, display_name,
        onboarding_state, status, created_at, updated_at)

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { seedStore } from '../../src/cli/seed-command.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { toPostgresPlaceholders } from '../../src/store/postgres/postgres-sql.js';
+import { postgresDialect } from '../../src/store/postgres/postgres-dialect.js';
 import type { SqlStore } from '../../src/store/sql-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
@@ -116,7 +116,7 @@ export async function openTestDatabase(dialect: Dialect, seeded = true): Promise
   raw.on('error', () => {});
   return {
     ...rawQueries(
-      async (sql, params) => (await raw.query(toPostgresPlaceholders(sql), params)).rows,
+      async (sql, params) => (await raw.query(postgresDialect.placeholders(sql), params)).rows,
     ),
     dialect,
     store,

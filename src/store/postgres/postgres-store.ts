@@ -6,7 +6,8 @@ import { MIGRATIONS, type DataTable } from '../schema.js';
 import { SqlStore } from '../sql-store.js';
 import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';
 import type { Row } from '../store.js';
-import { postgresDdl, toPostgresParams, toPostgresPlaceholders } from './postgres-sql.js';
+import { migrationSql } from '../dialect.js';
+import { postgresDialect } from './postgres-dialect.js';
 
 /** Errors that mean the database is out of reach, not that the query was wrong. */
 const UNAVAILABLE_CODES = new Set([
@@ -68,7 +69,7 @@ const REPORT_GRACE_MS = 1000;
  * connections it held are dropped and replaced when the database answers again.
  */
 export class PostgresStore extends SqlStore {
-  readonly dialect = 'postgres' as const;
+  readonly dialect = postgresDialect;
   readonly reportConcurrency: number;
   readonly pool: pg.Pool;
   private readonly reportPool: pg.Pool;
@@ -112,10 +113,10 @@ export class PostgresStore extends SqlStore {
   private query(sql: string, params: readonly unknown[], timeoutMs = this.answerTimeoutMs) {
     let text = this.sqlCache.get(sql);
     if (text === undefined) {
-      text = toPostgresPlaceholders(sql);
+      text = this.dialect.placeholders(sql);
       this.sqlCache.set(sql, text);
     }
-    return { text, values: toPostgresParams(params), query_timeout: timeoutMs };
+    return { text, values: this.dialect.params(params), query_timeout: timeoutMs };
   }
 
   async all(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
@@ -165,7 +166,7 @@ export class PostgresStore extends SqlStore {
       const current = Number(rows[0]?.v ?? 0);
       for (let version = current; version < MIGRATIONS.length; version++) {
         await client.query('BEGIN');
-        await client.query(postgresDdl(MIGRATIONS[version]));
+        await client.query(migrationSql(this.dialect, MIGRATIONS[version]));
         await client.query('INSERT INTO schema_version (version) VALUES ($1)', [version + 1]);
         await client.query('COMMIT');
       }

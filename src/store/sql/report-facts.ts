@@ -1,3 +1,5 @@
+import type { Table } from '../table.js';
+
 /**
  * Report fact tables: narrow, denormalised copies of the two large fact sources, clustered by
  * (workspace, time dimension), so a report reads one workspace's rows in time order without
@@ -5,49 +7,78 @@
  * that introduced them; the API never writes the sources, so they cannot drift in between.
  * LEFT JOINs keep an entry whose assignment, worker or timesheet is missing.
  */
-export const REPORT_FACTS_DDL = `
-CREATE TABLE report_time_entries (
-  workspace_id TEXT NOT NULL,
-  work_date TEXT NOT NULL,
-  id TEXT NOT NULL,
-  supplier_ref TEXT,
-  org_unit_key TEXT,
-  site_key TEXT,
-  job_code TEXT,
-  pay_code TEXT NOT NULL,
-  worker_type TEXT,
-  entry_mode TEXT,
-  kind TEXT NOT NULL,
-  on_behalf INTEGER NOT NULL,
-  minutes INTEGER,
-  units INTEGER,
-  worker_id TEXT NOT NULL,
-  PRIMARY KEY (workspace_id, work_date, id)
-) WITHOUT ROWID;
--- Covering indexes for the usual groupings: a GROUP BY read in index order needs no sort.
-CREATE INDEX report_time_entries_org_unit
-  ON report_time_entries (workspace_id, org_unit_key, pay_code, kind, on_behalf, entry_mode, minutes, units);
-CREATE INDEX report_time_entries_supplier
-  ON report_time_entries (workspace_id, supplier_ref, pay_code, kind, on_behalf, entry_mode, minutes, units);
-
-CREATE TABLE report_invoice_lines (
-  workspace_id TEXT NOT NULL,
-  invoice_period TEXT NOT NULL,
-  id TEXT NOT NULL,
-  supplier_ref TEXT,
-  org_unit_key TEXT,
-  currency TEXT NOT NULL,
-  band TEXT,
-  pay_code TEXT,
-  source_type TEXT NOT NULL,
-  invoice_status TEXT NOT NULL,
-  invoice_type TEXT NOT NULL,
-  amount_cents BIGINT NOT NULL,
-  quantity INTEGER,
-  unit TEXT,
-  PRIMARY KEY (workspace_id, invoice_period, id)
-) WITHOUT ROWID;
-`;
+// Covering indexes for the usual groupings: a GROUP BY read in index order needs no sort.
+export const REPORT_FACT_TABLES: readonly Table[] = [
+  {
+    name: 'report_time_entries',
+    columns: {
+      workspace_id: 'text!',
+      work_date: 'text!',
+      id: 'text!',
+      supplier_ref: 'text',
+      org_unit_key: 'text',
+      site_key: 'text',
+      job_code: 'text',
+      pay_code: 'text!',
+      worker_type: 'text',
+      entry_mode: 'text',
+      kind: 'text!',
+      on_behalf: 'integer!',
+      minutes: 'integer',
+      units: 'integer',
+      worker_id: 'text!',
+    },
+    primaryKey: ['workspace_id', 'work_date', 'id'],
+    clustered: true,
+    indexes: {
+      report_time_entries_org_unit: {
+        columns: [
+          'workspace_id',
+          'org_unit_key',
+          'pay_code',
+          'kind',
+          'on_behalf',
+          'entry_mode',
+          'minutes',
+          'units',
+        ],
+      },
+      report_time_entries_supplier: {
+        columns: [
+          'workspace_id',
+          'supplier_ref',
+          'pay_code',
+          'kind',
+          'on_behalf',
+          'entry_mode',
+          'minutes',
+          'units',
+        ],
+      },
+    },
+  },
+  {
+    name: 'report_invoice_lines',
+    columns: {
+      workspace_id: 'text!',
+      invoice_period: 'text!',
+      id: 'text!',
+      supplier_ref: 'text',
+      org_unit_key: 'text',
+      currency: 'text!',
+      band: 'text',
+      pay_code: 'text',
+      source_type: 'text!',
+      invoice_status: 'text!',
+      invoice_type: 'text!',
+      amount_cents: 'bigint!',
+      quantity: 'integer',
+      unit: 'text',
+    },
+    primaryKey: ['workspace_id', 'invoice_period', 'id'],
+    clustered: true,
+  },
+];
 
 export const REFRESH_REPORT_FACTS: readonly string[] = [
   'DELETE FROM report_time_entries',

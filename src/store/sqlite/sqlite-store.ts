@@ -3,7 +3,9 @@ import { LRUCache } from 'lru-cache';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SeedSink } from '../sink.js';
+import { migrationSql } from '../dialect.js';
 import { MIGRATIONS, type DataTable } from '../schema.js';
+import { sqliteDialect } from './sqlite-dialect.js';
 import { SqlStore } from '../sql-store.js';
 import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';
 import type { Row } from '../store.js';
@@ -19,7 +21,7 @@ export const STATEMENT_CACHE_SIZE = 256;
  * worker threads (ReportPool) so they never block the event loop.
  */
 export class SqliteStore extends SqlStore {
-  readonly dialect = 'sqlite' as const;
+  readonly dialect = sqliteDialect;
   readonly reportConcurrency = REPORT_WORKERS;
   readonly db: Database.Database;
   private readonly statements = new LRUCache<string, Database.Statement>({
@@ -82,7 +84,7 @@ export class SqliteStore extends SqlStore {
     const current = this.db.pragma('user_version', { simple: true }) as number;
     for (let version = current; version < MIGRATIONS.length; version++) {
       this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[version]);
+        this.db.exec(migrationSql(this.dialect, MIGRATIONS[version]));
         this.db.pragma(`user_version = ${version + 1}`);
       })();
     }

@@ -1,0 +1,69 @@
+import type { SqlDialect } from '../semantic/dialect.js';
+import type { Migration } from './schema.js';
+import { baseType, isNotNull, type Table } from './table.js';
+
+/**
+ * Everything that differs between the databases, one object per database: how the schema's
+ * tables become DDL, how placeholders and parameters are bound, how a row is upserted, and the
+ * report compiler's SQL fragments (SqlDialect). The shared SQL (resource reads, report facts,
+ * the compiler's output) is written once with `?` placeholders and rendered by `placeholders`.
+ * A new database is one of these plus one Store class (docs/architecture.md).
+ */
+export interface Dialect extends SqlDialect {
+  /** The SQL type of a schema type (text compares in code-point order in every dialect). */
+  columnType(type: 'text' | 'integer' | 'bigint'): string;
+  /** What follows a CREATE TABLE's closing parenthesis (SQLite: WITHOUT ROWID when clustered). */
+  tableOptions(table: Table): string;
+  /** Query text with this database's placeholders for the shared SQL's `?` (none in literals). */
+  placeholders(sql: string): string;
+  /** Parameter values as this database can bind them. */
+  params(params: readonly unknown[]): unknown[];
+  /** Inserts a row, or replaces the non-key columns of the row with the same key. */
+  upsert(table: string, columns: readonly string[], key: readonly string[]): string;
+}
+
+/** CREATE TABLE for one table in a dialect; a one-column primary key is declared on the column. */
+export function createTableSql(dialect: Dialect, table: Table): string {
+  const single = table.primaryKey.length === 1 ? table.primaryKey[0] : null;
+  const lines = Object.entries(table.columns).map(([name, type]) => {
+    const constraints = [
+      isNotNull(type) ? ' NOT NULL' : '',
+      name === single ? ' PRIMARY KEY' : '',
+      table.unique?.includes(name) ? ' UNIQUE' : '',
+    ].join('');
+    return `  ${name} ${dialect.columnType(baseType(type))}${constraints}`;
+  });
+  if (!single) lines.push(`  PRIMARY KEY (${table.primaryKey.join(', ')})`);
+  return `CREATE TABLE ${table.name} (\n${lines.join(',\n')}\n)${dialect.tableOptions(table)}`;
+}
+
+export function createIndexSql(table: Table): string[] {
+  return Object.entries(table.indexes ?? {}).map(
+    ([name, index]) =>
+      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${name} ON ${table.name} (${index.columns.join(', ')})`,
+  );
+}
+
+/** A migration's SQL in a dialect: each table with its indexes, then its statements. */
+export function migrationSql(dialect: Dialect, migration: Migration): string {
+  return [
+    ...migration.tables.flatMap((table) => [
+      createTableSql(dialect, table),
+      ...createIndexSql(table),
+    ]),
+    ...migration.statements,
+  ].join(';\n');
+}
+
+/** `INSERT … ON CONFLICT … DO UPDATE`, which SQLite and PostgreSQL both speak. */
+export function onConflictUpsert(
+  table: string,
+  columns: readonly string[],
+  key: readonly string[],
+): string {
+  const updates = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`);
+  return (
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})` +
+    ` ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${updates.join(', ')}`
+  );
+}

@@ -1,0 +1,17 @@
+import { onConflictUpsert, type Dialect } from '../dialect.js';
+
+/** SQLite: `?` placeholders and values bind as they are; clustered tables are WITHOUT ROWID. */
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  columnType: (type) => type.toUpperCase(),
+  tableOptions: (table) => (table.clustered ? ' WITHOUT ROWID' : ''),
+  placeholders: (sql) => sql,
+  params: (params) => [...params],
+  upsert: onConflictUpsert,
+  isoWeekStart: (d) =>
+    `date(${d}, '-' || ((CAST(strftime('%w', ${d}) AS INTEGER) + 6) % 7) || ' days')`,
+  daysBetween: (a, b) => `(julianday(${b}) - julianday(${a}))`,
+  real: (x) => `CAST(${x} AS REAL)`,
+  // SQLite's default BINARY collation compares UTF-8 bytes: code-point order already.
+  codePointOrder: (x) => x,
+};

@@ -1,0 +1,88 @@
+/**
+ * The schema is data (src/store/schema.ts) and each dialect renders it: after a migration, every
+ * table of the data exists with exactly its columns, in order, with their types and NOT NULL, and
+ * every declared index exists; PostgreSQL text columns compare in the "C" collation.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { TABLES } from '../../src/store/schema.js';
+import { baseType, isNotNull } from '../../src/store/table.js';
+import { DIALECTS, openTestDatabase, type TestDatabase } from '../support/test-databases.js';
+
+interface ActualColumn {
+  name: string;
+  type: string;
+  notNull: boolean;
+  collation: string | null;
+}
+
+async function actualColumns(db: TestDatabase, table: string): Promise<ActualColumn[]> {
+  if (db.dialect === 'sqlite') {
+    const rows = await db.all<{ name: string; type: string; notnull: number; pk: number }>(
+      `SELECT name, type, "notnull", pk FROM pragma_table_info('${table}') ORDER BY cid`,
+    );
+    return rows.map((r) => ({
+      name: r.name,
+      type: r.type,
+      notNull: r.notnull === 1,
+      collation: null,
+    }));
+  }
+  const rows = await db.all<{
+    name: string;
+    type: string;
+    nullable: string;
+    collation: string | null;
+  }>(
+    `SELECT column_name AS name, data_type AS type, is_nullable AS nullable, collation_name AS collation
+       FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?
+      ORDER BY ordinal_position`,
+    table,
+  );
+  return rows.map((r) => ({
+    name: r.name,
+    type: r.type,
+    notNull: r.nullable === 'NO',
+    collation: r.collation,
+  }));
+}
+
+async function indexNames(db: TestDatabase, table: string): Promise<string[]> {
+  const rows =
+    db.dialect === 'sqlite'
+      ? await db.all<{ name: string }>(`SELECT name FROM pragma_index_list('${table}')`)
+      : await db.all<{ name: string }>(
+          'SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ?',
+          table,
+        );
+  return rows.map((r) => r.name);
+}
+
+const SQL_TYPES = {
+  sqlite: { text: 'TEXT', integer: 'INTEGER', bigint: 'BIGINT' },
+  postgres: { text: 'text', integer: 'integer', bigint: 'bigint' },
+} as const;
+
+for (const dialect of DIALECTS)
+  describe(`the schema each dialect renders from the tables' data (${dialect})`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await openTestDatabase(dialect, false);
+    });
+    after(() => db.drop());
+
+    for (const table of TABLES.values())
+      it(`creates ${table.name} as declared`, async () => {
+        const expected = Object.entries(table.columns).map(([name, type]) => ({
+          name,
+          type: SQL_TYPES[dialect][baseType(type)],
+          // A primary key column is NOT NULL in PostgreSQL; SQLite keeps the declaration.
+          notNull: isNotNull(type) || (dialect === 'postgres' && table.primaryKey.includes(name)),
+          collation: dialect === 'postgres' && baseType(type) === 'text' ? 'C' : null,
+        }));
+        assert.deepEqual(await actualColumns(db, table.name), expected);
+        const indexes = await indexNames(db, table.name);
+        for (const name of Object.keys(table.indexes ?? {}))
+          assert.ok(indexes.includes(name), name);
+      });
+  });
