@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { TokenReads } from '../store/store.js';
 import type { Principal } from './principal.js';
 import { isRole, isScope, type Scope } from './scopes.js';
 import { hashToken, TOKEN_PATTERN } from './tokens.js';
@@ -12,7 +12,7 @@ const UNAUTHORIZED = () => new ApiError('unauthorized');
  * missing, malformed, unknown, revoked or expired token, or one whose workspace is gone.
  */
 export async function authenticate(
-  store: Store,
+  store: TokenReads,
   authorization: string | undefined,
   now: Date,
 ): Promise<Principal> {

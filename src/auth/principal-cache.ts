@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.js';
+import type { TokenReads } from '../store/store.js';
 import { authenticate } from './authenticate.js';
 import type { Principal } from './principal.js';
 
@@ -13,7 +13,11 @@ export class PrincipalCache {
   private stamp: string | null = null;
   private readonly entries = new Map<string, Principal>();
 
-  async resolve(store: Store, authorization: string | undefined, now: Date): Promise<Principal> {
+  async resolve(
+    store: TokenReads,
+    authorization: string | undefined,
+    now: Date,
+  ): Promise<Principal> {
     const stamp = await store.changeStamp();
     if (stamp === null || stamp !== this.stamp) {
       this.entries.clear();

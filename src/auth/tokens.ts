@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Store } from '../store/store.js';
+import type { AdminWrites, TokenReads } from '../store/store.js';
 import { isScope, type Role, type Scope } from './scopes.js';
 
 /** Bearer tokens: random, shown once, stored only as a SHA-256 hash. */
@@ -21,7 +21,11 @@ export interface TokenRequest {
 export class TokenRequestError extends Error {}
 
 /** Validates the request against the workspace's data, stores the hash, returns the token. */
-export async function createToken(store: Store, request: TokenRequest, now: Date): Promise<string> {
+export async function createToken(
+  store: TokenReads & Pick<AdminWrites, 'insertToken'>,
+  request: TokenRequest,
+  now: Date,
+): Promise<string> {
   const workspace = await store.getWorkspace(request.workspaceId);
   if (!workspace) throw new TokenRequestError(`unknown workspace: ${request.workspaceId}`);
   if (request.scopes.length === 0 || !request.scopes.every(isScope)) {

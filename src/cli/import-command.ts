@@ -6,7 +6,6 @@ import { loadTables } from '../importer/load-tables.js';
 import { readImportDirectory } from '../importer/read-directory.js';
 import { findStoredKeys } from '../importer/stored-keys.js';
 import { openStore } from '../store/open-store.js';
-import { SqlStore } from '../store/sql-store.js';
 import { dbOf, parse, requiredId, UsageError } from './args.js';
 
 /**
@@ -28,7 +27,6 @@ export async function importCommand(argv: string[]): Promise<void> {
   try {
     if (!(await store.getWorkspace(workspaceId)))
       throw new UsageError(`unknown workspace: ${workspaceId}`);
-    if (!(store instanceof SqlStore)) throw new Error('import needs a SQL store');
     const read = await readImportDirectory(dir);
     if (read.names.length === 0) throw new Error(`${dir} holds no files to import`);
     const checked = checkRows(read.files, workspaceId);

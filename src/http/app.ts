@@ -13,7 +13,7 @@ import { toolsetOf } from '../mcp/tools.js';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';
 import { parseQueryString } from '../operations/query-string.js';
-import type { Store } from '../store/store.js';
+import type { StoreLifecycle } from '../store/store.js';
 import { answerClientError } from './client-errors.js';
 import { errorAnswer, installErrorHandling } from './error-handling.js';
 import { installJsonBodyParser } from './json-body.js';
@@ -23,7 +23,7 @@ import { serverOrigin, type OriginConfig } from './server-origin.js';
 export interface AppDeps {
   executor: Executor;
   operations: readonly AnyOperation[];
-  store: Store;
+  store: StoreLifecycle;
   /** Pino options, a logger, or false for none (tests). */
   logger?: boolean | Record<string, unknown> | FastifyBaseLogger;
   /** The server's own origin and the browser origins allowed on /mcp. */

@@ -1,5 +1,5 @@
 /** Writes checked rows through the store's bulk sink: one transaction, all or nothing. */
-import type { Store } from '../store/store.js';
+import type { AdminWrites } from '../store/store.js';
 import { IMPORT_TABLES, type ImportTable } from './import-tables.js';
 import type { CheckedTable } from './key-checks.js';
 
@@ -10,7 +10,7 @@ const BATCH = 1000;
  * tables; any failure rolls everything back. Returns rows written per importable table.
  */
 export async function loadTables(
-  store: Store,
+  store: Pick<AdminWrites, 'openSink'>,
   tables: readonly CheckedTable[],
 ): Promise<Record<ImportTable, number>> {
   const counts = Object.fromEntries(IMPORT_TABLES.map((t) => [t, 0])) as Record<

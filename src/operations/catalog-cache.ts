@@ -1,4 +1,4 @@
-import type { Store, Workspace } from '../store/store.js';
+import type { ReportFacts, Workspace } from '../store/store.js';
 import { resolveCatalog, type Catalog } from '../semantic/catalog.js';
 
 /**
@@ -11,7 +11,7 @@ export class CatalogCache {
     { stamp: string; catalog: Catalog; payCodes: { code: string; band: string }[] }
   >();
 
-  async get(store: Store, workspace: Workspace) {
+  async get(store: ReportFacts, workspace: Workspace) {
     const stamp = await store.catalogStamp(workspace.id);
     const hit = this.cached.get(workspace.id);
     if (hit && hit.stamp === stamp) return hit;

@@ -7,7 +7,7 @@ import { monotonicNow, withDeadline } from '../deadline.js';
 import { ApiError, ReportTimeoutError, StoreUnavailableError } from '../errors.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { CatalogCache } from './catalog-cache.js';
-import type { Store } from '../store/store.js';
+import type { ReportFacts, ResourceReads, TokenReads } from '../store/store.js';
 import type { AnyOperation } from './operation.js';
 import { typedQuery } from './query-string.js';
 import type { ReportGate } from './report-gate.js';
@@ -16,7 +16,7 @@ import type { ReportGate } from './report-gate.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export interface ExecutorDeps {
-  store: Store;
+  store: TokenReads & ResourceReads & ReportFacts;
   cursors: CursorCodec;
   quota: Quota;
   now: () => Date;

@@ -3,13 +3,13 @@ import { Type } from 'typebox';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { CursorCodec } from '../paging/cursor.js';
-import type { Store, Workspace } from '../store/store.js';
+import type { ReportFacts, ResourceReads, Workspace } from '../store/store.js';
 import type { CatalogCache } from './catalog-cache.js';
 import type { ReportGate } from './report-gate.js';
 
 /** What an operation's handler may use: nothing transport-specific. */
 export interface OperationContext {
-  store: Store;
+  store: ResourceReads & ReportFacts;
   principal: Principal;
   workspace: Workspace;
   cursors: CursorCodec;

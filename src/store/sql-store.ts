@@ -3,7 +3,7 @@ import type { Viewer } from './visibility.js';
 import type { SeedSink } from './sink.js';
 import type { ProgramConfig } from './program-config.js';
 import { toTokenRow, toWorkspace } from './row-mapping.js';
-import { DATA_TABLES } from './schema.js';
+import { DATA_TABLES, type DataTable } from './schema.js';
 import { REFRESH_REPORT_FACTS } from './sql/report-facts.js';
 import {
   getVisibleSql,
@@ -28,6 +28,9 @@ import type {
  * `run`) that take SQL with `?` placeholders. A dialect store supplies the primitives and what
  * truly differs: migrations, bulk loading, report execution with a time limit, connections.
  */
+/** Placeholders per key lookup: well under SQLite's and PostgreSQL's limits. */
+const KEY_CHUNK = 500;
+
 export abstract class SqlStore implements Store {
   abstract readonly dialect: Dialect;
   abstract readonly reportConcurrency: number;
@@ -243,6 +246,23 @@ export abstract class SqlStore implements Store {
     await this.transaction(async (tx) => {
       for (const sql of REFRESH_REPORT_FACTS) await tx.run(sql);
     });
+  }
+
+  async existingKeys(
+    table: DataTable,
+    column: string,
+    workspaceId: string | null,
+    values: readonly string[],
+  ): Promise<Set<string>> {
+    const found = new Set<string>();
+    const scope = workspaceId === null ? [] : [workspaceId];
+    const where = workspaceId === null ? '' : 'workspace_id = ? AND ';
+    for (let start = 0; start < values.length; start += KEY_CHUNK) {
+      const chunk = values.slice(start, start + KEY_CHUNK);
+      const sql = `SELECT ${column} FROM ${table} WHERE ${where}${column} IN (${chunk.map(() => '?').join(', ')})`;
+      for (const row of await this.all(sql, [...scope, ...chunk])) found.add(String(row[column]));
+    }
+    return found;
   }
 
   async hasData(): Promise<boolean> {

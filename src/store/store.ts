@@ -1,5 +1,6 @@
 import type { Dialect } from './dialect.js';
 import type { Viewer, Visibility } from './visibility.js';
+import type { DataTable } from './schema.js';
 import type { SeedSink } from './sink.js';
 import type { ProgramConfig } from './program-config.js';
 
@@ -63,15 +64,12 @@ export interface NewToken extends Omit<TokenRow, 'revokedAt'> {
 }
 
 /**
- * Everything the service reads or writes, behind one interface: SQLite and PostgreSQL each
- * implement it and keep their dialect details inside. Methods reject with StoreUnavailableError
- * when the database cannot be reached.
+ * The database's life: schema, health and caches. Methods of every part below reject with
+ * StoreUnavailableError when the database cannot be reached.
  */
-export interface Store {
+export interface StoreLifecycle {
   /** How this database's SQL differs: DDL, placeholders, parameters, report fragments. */
   readonly dialect: Dialect;
-  /** How many report queries it runs at once (report workers or report connections). */
-  readonly reportConcurrency: number;
   /** Entries held by each per-shape cache (prepared statements, SQL texts): all are bounded. */
   cacheSizes(): Record<string, number>;
   /** Creates or upgrades the schema. */
@@ -84,21 +82,19 @@ export interface Store {
   changeStamp(): Promise<string | null>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
+}
 
-  getMeta(key: string): Promise<string | null>;
-  setMeta(key: string, value: string): Promise<void>;
-
-  listWorkspaces(): Promise<Workspace[]>;
-  getWorkspace(id: string): Promise<Workspace | null>;
-  latestConfig(workspaceId: string): Promise<{ version: number; config: ProgramConfig } | null>;
-
+/** What authentication reads: tokens, their workspace, the worker or supplier they name. */
+export interface TokenReads {
   findTokenByHash(hash: string): Promise<TokenRow | null>;
-  insertToken(token: NewToken): Promise<void>;
-  /** Marks the token revoked; false when no such token. */
-  revokeToken(hash: string, at: string): Promise<boolean>;
+  getWorkspace(id: string): Promise<Workspace | null>;
   supplierCode(workspaceId: string, supplierId: string): Promise<string | null>;
   workerExists(workspaceId: string, workerId: string): Promise<boolean>;
+  changeStamp(): Promise<string | null>;
+}
 
+/** What resource operations read: pages, gets and their parts, saved queries. */
+export interface ResourceReads {
   /** One page of a resource list in (created_at, id) order, filtered by the viewer's visibility. */
   listPage(source: ResourceSource, query: PageQuery): Promise<Row[]>;
   /** One record by id when it exists in the workspace and the viewer sees it. */
@@ -117,26 +113,6 @@ export interface Store {
     columns: readonly string[],
     limit: number,
   ): Promise<{ rows: Row[]; count: number }>;
-
-  /** A cheap fingerprint of what a workspace's catalog is built from; changes when any input does. */
-  catalogStamp(workspaceId: string): Promise<string>;
-  /** Stored metric definitions of the `semantic_catalog` table. */
-  catalogEntries(
-    workspaceId: string,
-  ): Promise<{ key: string; definition: unknown; enabled: boolean }[]>;
-  /** Stores a new program configuration version. */
-  insertConfig(
-    workspaceId: string,
-    version: number,
-    config: ProgramConfig,
-    at: string,
-  ): Promise<void>;
-  /**
-   * Runs a compiled report query within a time limit; rejects with ReportTimeoutError past it.
-   * Callers keep at most `reportConcurrency` of these running at once (the ReportGate).
-   */
-  runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]>;
-
   /** Saved queries in (pinned_at, id) order after a position, optionally of one kind. */
   listSavedQueries(
     workspaceId: string,
@@ -145,8 +121,55 @@ export interface Store {
     limit: number,
   ): Promise<Row[]>;
   getSavedQuery(workspaceId: string, id: string): Promise<Row | null>;
-  insertSavedQuery(row: SavedQueryRow): Promise<void>;
+}
 
+/** What reports read: the catalog's inputs and the report facts. */
+export interface ReportFacts {
+  readonly dialect: Dialect;
+  /** How many report queries it runs at once (report workers or report connections). */
+  readonly reportConcurrency: number;
+  latestConfig(workspaceId: string): Promise<{ version: number; config: ProgramConfig } | null>;
+  /** A cheap fingerprint of what a workspace's catalog is built from; changes when any input does. */
+  catalogStamp(workspaceId: string): Promise<string>;
+  /** Stored metric definitions of the `semantic_catalog` table. */
+  catalogEntries(
+    workspaceId: string,
+  ): Promise<{ key: string; definition: unknown; enabled: boolean }[]>;
+  /**
+   * Runs a compiled report query within a time limit; rejects with ReportTimeoutError past it.
+   * Callers keep at most `reportConcurrency` of these running at once (the ReportGate).
+   */
+  runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]>;
+}
+
+/** What seeds, imports and the admin commands write, and read to check what they write. */
+export interface AdminWrites {
+  getMeta(key: string): Promise<string | null>;
+  setMeta(key: string, value: string): Promise<void>;
+  listWorkspaces(): Promise<Workspace[]>;
+  getWorkspace(id: string): Promise<Workspace | null>;
+  latestConfig(workspaceId: string): Promise<{ version: number; config: ProgramConfig } | null>;
+  /** Stores a new program configuration version. */
+  insertConfig(
+    workspaceId: string,
+    version: number,
+    config: ProgramConfig,
+    at: string,
+  ): Promise<void>;
+  insertToken(token: NewToken): Promise<void>;
+  /** Marks the token revoked; false when no such token. */
+  revokeToken(hash: string, at: string): Promise<boolean>;
+  insertSavedQuery(row: SavedQueryRow): Promise<void>;
+  /**
+   * Which of `values` stand in `column` of `table` (within a workspace when `workspaceId` is
+   * set): the importer's check of ids and codes before it writes.
+   */
+  existingKeys(
+    table: DataTable,
+    column: string,
+    workspaceId: string | null,
+    values: readonly string[],
+  ): Promise<Set<string>>;
   /** True when any workspace exists. */
   hasData(): Promise<boolean>;
   /** Removes all data rows (tokens and meta included) so a seed can start again. */
@@ -154,3 +177,11 @@ export interface Store {
   /** A sink that writes seed or import batches; `finish` commits what was written. */
   openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }>;
 }
+
+/**
+ * The whole store, as SQLite and PostgreSQL implement it, each keeping its dialect inside. Callers
+ * take the part they need: operations `ResourceReads` and `ReportFacts`, authentication
+ * `TokenReads`, seeds, imports and admin commands `AdminWrites`, the server `StoreLifecycle`.
+ */
+export interface Store
+  extends StoreLifecycle, TokenReads, ResourceReads, ReportFacts, AdminWrites {}
