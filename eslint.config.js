@@ -18,6 +18,7 @@ const LAYERS = [
   ['operations', ['src/operations']],
   ['seed', ['src/seed']],
   ['importer', ['src/importer']],
+  ['admin', ['src/admin']],
   ['mcp', ['src/mcp']],
   ['http', ['src/http']],
   ['service', ['src/service.ts']],

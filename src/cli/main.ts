@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { AdminError } from '../admin/admin-error.js';
 import { NoDatabaseError } from '../store/open-store.js';
 import { UsageError } from './args.js';
 import { catalogCommand } from './catalog-command.js';
@@ -43,7 +44,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) {
+  // An admin request refused as asked (unknown workspace, no such token) is a usage mistake too.
+  if (error instanceof UsageError || error instanceof AdminError) {
     console.error(`vms-read: ${error.message}\n${USAGE}`);
     process.exit(2);
   }

@@ -1,8 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createSavedQuery } from '../admin/saved-queries.js';
 import { SAVED_QUERY_KINDS } from '../records/resources.js';
 import { checkSavedDefinition } from '../semantic/saved-definition.js';
 import { openStore } from '../store/open-store.js';
 import { dbOf, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
+
+type Kind = (typeof SAVED_QUERY_KINDS)[number];
 
 /** `saved-query create`: stores `{query, period?}` after checking its shape; prints the new id alone. */
 export async function savedQueryCommand(argv: string[]): Promise<void> {
@@ -31,21 +33,18 @@ export async function savedQueryCommand(argv: string[]): Promise<void> {
   const workspaceId = requiredId(values.workspace, '--workspace');
   const store = await openStore(dbOf(values.db));
   try {
-    if (!(await store.getWorkspace(workspaceId)))
-      throw new UsageError(`unknown workspace: ${workspaceId}`);
-    const id = `sq_${randomUUID()}`;
-    const now = new Date().toISOString();
-    await store.insertSavedQuery({
-      id,
-      workspace_id: workspaceId,
-      kind,
-      name,
-      dashboard_id: dashboardId,
-      definition: JSON.stringify(checked.definition),
-      author: 'cli',
-      pinned_at: now,
-      created_at: now,
-    });
+    const id = await createSavedQuery(
+      store,
+      {
+        workspaceId,
+        kind: kind as Kind,
+        name,
+        definition: checked.definition,
+        dashboardId,
+        author: 'cli',
+      },
+      new Date(),
+    );
     process.stdout.write(`${id}\n`);
   } finally {
     await store.close();

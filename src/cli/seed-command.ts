@@ -1,26 +1,7 @@
-import { generateSeed, type Scale } from '../seed/generate.js';
-import type { SeedSummary } from '../seed/generate.js';
+import { SCALES, seedDatabase, StoreHoldsDataError } from '../admin/seed.js';
+import type { Scale } from '../seed/generate.js';
 import { openStore } from '../store/open-store.js';
-import type { Store } from '../store/store.js';
 import { dbOf, integerOf, isCalendarDate, parse, todayUtc, UsageError } from './args.js';
-
-const SCALES: readonly Scale[] = ['tiny', 'small', 'medium', 'large'];
-
-/** Seeds a store all or nothing: a failure leaves it as it was. */
-export async function seedStore(
-  store: Store,
-  options: { scale: Scale; seed: number; asOf: string },
-): Promise<SeedSummary> {
-  const sink = await store.openSink();
-  try {
-    const summary = await generateSeed(options, sink);
-    await sink.finish();
-    return summary;
-  } catch (error) {
-    await sink.abort();
-    throw error;
-  }
-}
 
 export async function seedCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
@@ -37,12 +18,13 @@ export async function seedCommand(argv: string[]): Promise<void> {
   if (!isCalendarDate(asOf)) throw new UsageError('--as-of must be a calendar date YYYY-MM-DD');
   const store = await openStore(dbOf(values.db), { create: true });
   try {
-    if (await store.hasData()) {
-      if (!values.force)
-        throw new UsageError('the database already holds data; pass --force to replace it');
-      await store.clearData();
-    }
-    const summary = await seedStore(store, { scale, seed, asOf });
+    const summary = await seedDatabase(store, { scale, seed, asOf, replace: values.force }).catch(
+      (error: unknown) => {
+        if (error instanceof StoreHoldsDataError)
+          throw new UsageError(`${error.message}; pass --force to replace it`);
+        throw error;
+      },
+    );
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } finally {
     await store.close();

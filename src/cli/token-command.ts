@@ -1,5 +1,5 @@
+import { mintToken, revokeToken } from '../admin/tokens.js';
 import { isRole, isScope, type Scope } from '../auth/scopes.js';
-import { createToken, hashToken, TokenRequestError } from '../auth/tokens.js';
 import { openStore } from '../store/open-store.js';
 import { dbOf, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
 
@@ -44,7 +44,7 @@ async function create(argv: string[]): Promise<void> {
   }
   const store = await openStore(dbOf(values.db));
   try {
-    const token = await createToken(
+    const token = await mintToken(
       store,
       {
         workspaceId,
@@ -57,9 +57,6 @@ async function create(argv: string[]): Promise<void> {
       new Date(),
     );
     process.stdout.write(`${token}\n`);
-  } catch (error) {
-    if (error instanceof TokenRequestError) throw new UsageError(error.message);
-    throw error;
   } finally {
     await store.close();
   }
@@ -70,8 +67,7 @@ async function revoke(argv: string[]): Promise<void> {
   const token = required(values.token ?? process.env.VMS_READ_TOKEN, '--token');
   const store = await openStore(dbOf(values.db));
   try {
-    if (!(await store.revokeToken(hashToken(token), new Date().toISOString())))
-      throw new UsageError('no such token');
+    await revokeToken(store, token, new Date());
     process.stdout.write('revoked\n');
   } finally {
     await store.close();

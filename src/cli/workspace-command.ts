@@ -1,3 +1,4 @@
+import { listWorkspaces } from '../admin/workspaces.js';
 import { openStore } from '../store/open-store.js';
 import { dbOf, parse, UsageError } from './args.js';
 
@@ -10,12 +11,7 @@ export async function workspaceCommand(argv: string[]): Promise<void> {
   });
   const store = await openStore(dbOf(values.db));
   try {
-    const workspaces = (await store.listWorkspaces()).map(({ id, name, plan, catalogSource }) => ({
-      id,
-      name,
-      plan,
-      catalogSource,
-    }));
+    const workspaces = await listWorkspaces(store);
     if (values.json) {
       process.stdout.write(`${JSON.stringify(workspaces)}\n`);
     } else {
