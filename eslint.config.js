@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
  * madge in `npm run lint`.
  */
 const LAYERS = [
-  ['kernel', ['src/errors.ts', 'src/deadline.ts', 'src/provenance.ts']],
+  ['kernel', ['src/errors.ts', 'src/deadline.ts', 'src/provenance.ts', 'src/config.ts']],
   ['records', ['src/records']],
   ['paging', ['src/paging']],
   ['semantic', ['src/semantic']],

@@ -1,9 +1,9 @@
 import { setMetricEnabled } from '../admin/catalog.js';
-import { openStore } from '../store/open-store.js';
-import { dbOf, parse, requiredId, UsageError } from './args.js';
+import type { Config } from '../config.js';
+import { openDb, parse, requiredId, UsageError } from './args.js';
 
 /** `catalog enable|disable`: prints the new configuration version (admin/catalog.ts). */
-export async function catalogCommand(argv: string[]): Promise<void> {
+export async function catalogCommand(argv: string[], config: Config): Promise<void> {
   const [action, ...rest] = argv;
   if (action !== 'enable' && action !== 'disable')
     throw new UsageError(
@@ -16,7 +16,7 @@ export async function catalogCommand(argv: string[]): Promise<void> {
   });
   const metric = requiredId(values.metric, '--metric');
   const workspaceId = requiredId(values.workspace, '--workspace');
-  const store = await openStore(dbOf(values.db));
+  const store = await openDb(values.db, config);
   try {
     const result = await setMetricEnabled(
       store,

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DEMO_SEED, DEMO_WORKSPACE, demoTokens, type DemoTokens } from '../admin/demo.js';
 import { seedStore } from '../admin/seed.js';
+import type { Config } from '../config.js';
 import { openStore } from '../store/open-store.js';
 import { parse, todayUtc } from './args.js';
 import { hostAndPort, listen } from './serve-command.js';
@@ -9,9 +10,9 @@ const DEMO_DB = 'data/demo.db';
 const DEMO_TOKENS = 'data/demo-tokens.json';
 
 /** `npm start`: a seeded embedded database, demo tokens, and a running server. */
-export async function demoCommand(argv: string[]): Promise<void> {
+export async function demoCommand(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } });
-  const { host, port } = hostAndPort(values);
+  const { host, port } = hostAndPort(values, config);
   const fresh = !existsSync(DEMO_DB);
   const store = await openStore(DEMO_DB, { create: true });
   if (fresh || !(await store.hasData())) {
@@ -23,7 +24,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
     : null;
   const { tokens, minted } = await demoTokens(store, saved, new Date());
   if (minted) writeFileSync(DEMO_TOKENS, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
-  const { baseUrl } = await listen(store, host, port);
+  const { baseUrl } = await listen(store, host, port, config);
   const lines = [
     '',
     `vms-read demo is serving ${DEMO_DB} at ${baseUrl}`,

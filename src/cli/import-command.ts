@@ -1,14 +1,14 @@
 import { statSync } from 'node:fs';
 import { importDirectory } from '../admin/import.js';
+import type { Config } from '../config.js';
 import { formatProblems } from '../importer/import-problems.js';
-import { openStore } from '../store/open-store.js';
-import { dbOf, parse, requiredId, UsageError } from './args.js';
+import { openDb, parse, requiredId, UsageError } from './args.js';
 
 /**
  * `import`: loads a directory of CSV or NDJSON files into one workspace, all or nothing
  * (admin/import.ts); problems go to stderr as `file:line: message`.
  */
-export async function importCommand(argv: string[]): Promise<void> {
+export async function importCommand(argv: string[], config: Config): Promise<void> {
   const { values, positionals } = parse(
     argv,
     { db: { type: 'string' }, workspace: { type: 'string' } },
@@ -19,7 +19,7 @@ export async function importCommand(argv: string[]): Promise<void> {
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
     throw new UsageError(`${dir} is not a directory`);
   const workspaceId = requiredId(values.workspace, '--workspace');
-  const store = await openStore(dbOf(values.db));
+  const store = await openDb(values.db, config);
   try {
     const outcome = await importDirectory(store, workspaceId, dir);
     if (!outcome.imported) {

@@ -1,13 +1,13 @@
 import { createSavedQuery } from '../admin/saved-queries.js';
+import type { Config } from '../config.js';
 import { SAVED_QUERY_KINDS } from '../records/resources.js';
 import { checkSavedDefinition } from '../semantic/saved-definition.js';
-import { openStore } from '../store/open-store.js';
-import { dbOf, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
+import { openDb, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
 
 type Kind = (typeof SAVED_QUERY_KINDS)[number];
 
 /** `saved-query create`: stores `{query, period?}` after checking its shape; prints the new id alone. */
-export async function savedQueryCommand(argv: string[]): Promise<void> {
+export async function savedQueryCommand(argv: string[], config: Config): Promise<void> {
   const [action, ...rest] = argv;
   if (action !== 'create')
     throw new UsageError(
@@ -31,7 +31,7 @@ export async function savedQueryCommand(argv: string[]): Promise<void> {
   if (dashboardId !== null && kind !== 'dashboard_tile')
     throw new UsageError('--dashboard goes with --kind dashboard_tile');
   const workspaceId = requiredId(values.workspace, '--workspace');
-  const store = await openStore(dbOf(values.db));
+  const store = await openDb(values.db, config);
   try {
     const id = await createSavedQuery(
       store,

@@ -1,9 +1,9 @@
 import { SCALES, seedDatabase, StoreHoldsDataError } from '../admin/seed.js';
+import type { Config } from '../config.js';
 import type { Scale } from '../seed/generate.js';
-import { openStore } from '../store/open-store.js';
-import { dbOf, integerOf, isCalendarDate, parse, todayUtc, UsageError } from './args.js';
+import { openDb, integerOf, isCalendarDate, parse, todayUtc, UsageError } from './args.js';
 
-export async function seedCommand(argv: string[]): Promise<void> {
+export async function seedCommand(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, {
     db: { type: 'string' },
     scale: { type: 'string', default: 'small' },
@@ -16,7 +16,7 @@ export async function seedCommand(argv: string[]): Promise<void> {
   const seed = integerOf(values.seed, '--seed', 1);
   const asOf = values['as-of'] ?? todayUtc();
   if (!isCalendarDate(asOf)) throw new UsageError('--as-of must be a calendar date YYYY-MM-DD');
-  const store = await openStore(dbOf(values.db), { create: true });
+  const store = await openDb(values.db, config, { create: true });
   try {
     const summary = await seedDatabase(store, { scale, seed, asOf, replace: values.force }).catch(
       (error: unknown) => {

@@ -1,16 +1,16 @@
 import { mintToken, revokeToken } from '../admin/tokens.js';
 import { isRole, isScope, type Scope } from '../auth/scopes.js';
-import { openStore } from '../store/open-store.js';
-import { dbOf, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
+import type { Config } from '../config.js';
+import { openDb, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
 
-export async function tokenCommand(argv: string[]): Promise<void> {
+export async function tokenCommand(argv: string[], config: Config): Promise<void> {
   const [action, ...rest] = argv;
-  if (action === 'create') return create(rest);
-  if (action === 'revoke') return revoke(rest);
+  if (action === 'create') return create(rest, config);
+  if (action === 'revoke') return revoke(rest, config);
   throw new UsageError('usage: vms-read token create|revoke ...');
 }
 
-async function create(argv: string[]): Promise<void> {
+async function create(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, {
     db: { type: 'string' },
     workspace: { type: 'string' },
@@ -42,7 +42,7 @@ async function create(argv: string[]): Promise<void> {
       throw new UsageError('--expires must be an ISO 8601 date or timestamp');
     expiresAt = new Date(ms).toISOString();
   }
-  const store = await openStore(dbOf(values.db));
+  const store = await openDb(values.db, config);
   try {
     const token = await mintToken(
       store,
@@ -62,10 +62,10 @@ async function create(argv: string[]): Promise<void> {
   }
 }
 
-async function revoke(argv: string[]): Promise<void> {
+async function revoke(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, { db: { type: 'string' }, token: { type: 'string' } });
-  const token = required(values.token ?? process.env.VMS_READ_TOKEN, '--token');
-  const store = await openStore(dbOf(values.db));
+  const token = required(values.token ?? config.token, '--token');
+  const store = await openDb(values.db, config);
   try {
     await revokeToken(store, token, new Date());
     process.stdout.write('revoked\n');
