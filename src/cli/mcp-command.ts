@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import type { Config } from '../config.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { toolsetOf } from '../mcp/tools.js';
@@ -11,7 +12,9 @@ export async function mcpCommand(argv: string[], config: Config): Promise<void> 
   const token = required(values.token ?? config.token, '--token (or VMS_READ_TOKEN)');
   const store = await openDb(values.db, config);
   const executor = await createExecutor({ store, ...serviceSettings(config) });
-  const close = await serveStdio(executor, toolsetOf(OPERATIONS), token);
+  // stdout is the protocol's: failed tool calls are logged to stderr (fd 2), as JSON lines.
+  const logger = pino({ level: config.logLevel }, pino.destination({ dest: 2, sync: true }));
+  const close = await serveStdio(executor, toolsetOf(OPERATIONS), token, logger);
   const shutdown = async () => {
     await close();
     await store.close();
