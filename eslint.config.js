@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
  * madge in `npm run lint`.
  */
 const LAYERS = [
-  ['kernel', ['src/errors.ts', 'src/deadline.ts', 'src/provenance.ts']],
+  ['kernel', ['src/errors.ts', 'src/deadline.ts', 'src/provenance.ts', 'src/config.ts']],
   ['records', ['src/records']],
   ['paging', ['src/paging']],
   ['semantic', ['src/semantic']],
@@ -18,6 +18,7 @@ const LAYERS = [
   ['operations', ['src/operations']],
   ['seed', ['src/seed']],
   ['importer', ['src/importer']],
+  ['admin', ['src/admin']],
   ['mcp', ['src/mcp']],
   ['http', ['src/http']],
   ['service', ['src/service.ts']],

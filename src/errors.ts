@@ -86,3 +86,46 @@ export function errorCodeOf(error: unknown): ErrorCode {
   if (error instanceof StoreUnavailableError) return 'unavailable';
   return 'internal';
 }
+
+/** A logger that takes a failure: pino's (Fastify's `request.log` included) fits. */
+export interface ErrorLogger {
+  error(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+/** How one error is answered, and whether it is logged. */
+export interface ErrorOutcome {
+  reason: ErrorCode;
+  status: number;
+  /** retry-after on a 503, then the ApiError's own headers (which win). */
+  headers: Record<string, string>;
+  body: ReturnType<typeof errorBody>;
+  /** 500 is our fault: error; another 5xx (store out of reach, time limit, capacity): warn; 4xx: none. */
+  log: 'error' | 'warn' | null;
+}
+
+/**
+ * The one error policy of HTTP and MCP: the reason (`errorCodeOf` unless the transport knows
+ * better), its status and headers, the body with no stack or SQL, and the log level.
+ */
+export function errorOutcome(
+  error: unknown,
+  requestId: string,
+  reason: ErrorCode = errorCodeOf(error),
+): ErrorOutcome {
+  const { status } = ERRORS[reason];
+  const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
+  if (error instanceof ApiError) Object.assign(headers, error.headers);
+  const log = status < 500 ? null : status === 500 ? 'error' : 'warn';
+  return { reason, status, headers, body: errorBody(reason, requestId), log };
+}
+
+/** Logs `error` as its outcome says (the reason as the message), with `fields` beside it. */
+export function logErrorOutcome(
+  logger: ErrorLogger,
+  outcome: ErrorOutcome,
+  error: unknown,
+  fields: object = {},
+): void {
+  if (outcome.log) logger[outcome.log]({ err: error, ...fields }, outcome.reason);
+}

@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createQuota } from './auth/quota.js';
+import {
+  DEFAULT_QUOTA_PER_MINUTE,
+  DEFAULT_REPORT_TIMEOUT_MS,
+  type Config,
+  type OriginConfig,
+} from './config.js';
 import { buildApp } from './http/app.js';
-import { originConfigFromEnv, type OriginConfig } from './http/server-origin.js';
 import { Executor } from './operations/executor.js';
 import { OPERATIONS } from './operations/registry.js';
 import { ReportGate } from './operations/report-gate.js';
@@ -12,15 +17,15 @@ import type { Store } from './store/store.js';
 
 export interface ServiceOptions {
   store: Store;
-  /** Cursor key; defaults to VMS_READ_SECRET, else one generated once and kept with the data. */
+  /** Cursor key (VMS_READ_SECRET); by default one generated once and kept with the data. */
   secret?: string;
-  /** Requests a minute per token; 0 turns the quota off. */
+  /** Requests a minute per token (VMS_READ_QUOTA_PER_MINUTE), default 6000; 0 turns the quota off. */
   quotaPerMinute?: number;
   logger?: boolean | Record<string, unknown>;
   now?: () => Date;
-  /** Time limit of one report query; VMS_READ_REPORT_TIMEOUT_MS, default 10 s. */
+  /** Time limit of one report query (VMS_READ_REPORT_TIMEOUT_MS), default 10 s. */
   reportTimeoutMs?: number;
-  /** The public URL and browser origins allowed on /mcp; default VMS_READ_PUBLIC_URL and VMS_READ_ALLOWED_ORIGINS. */
+  /** The public URL and browser origins allowed on /mcp; by default none beyond the server's own. */
   origins?: OriginConfig;
   /** Report queries that may wait for a turn beyond those running; default 8 per running one. */
   reportQueue?: number;
@@ -29,12 +34,9 @@ export interface ServiceOptions {
 /** DESIGN §4.1: a request the store does not answer within 2 s gets 503 `unavailable`. */
 export const STORE_TIMEOUT_MS = 2000;
 
-/** The cursor secret: the environment's, or one generated on first use and stored with the data. */
-export async function resolveSecret(
-  store: Store,
-  fromEnv = process.env.VMS_READ_SECRET,
-): Promise<string> {
-  if (fromEnv) return fromEnv;
+/** The cursor secret: the configured one (VMS_READ_SECRET), or one generated on first use and stored with the data. */
+export async function resolveSecret(store: Store, configured?: string): Promise<string> {
+  if (configured) return configured;
   const stored = await store.getMeta('cursor_secret');
   if (stored) return stored;
   const generated = randomBytes(32).toString('base64url');
@@ -42,20 +44,12 @@ export async function resolveSecret(
   return generated;
 }
 
-export function quotaFromEnv(value = process.env.VMS_READ_QUOTA_PER_MINUTE): number {
-  if (value === undefined || value === '') return 6000;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new Error('VMS_READ_QUOTA_PER_MINUTE must be a whole number (0 turns the quota off)');
-  return n;
-}
-
-export function reportTimeoutFromEnv(value = process.env.VMS_READ_REPORT_TIMEOUT_MS): number {
-  if (value === undefined || value === '') return 10_000;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new Error('VMS_READ_REPORT_TIMEOUT_MS must be a whole number of milliseconds');
-  return n;
+/** The service's options that come from the configuration (the environment). */
+export function serviceSettings(
+  config: Config,
+): Pick<ServiceOptions, 'secret' | 'quotaPerMinute' | 'reportTimeoutMs' | 'origins'> {
+  const { secret, quotaPerMinute, reportTimeoutMs, origins } = config;
+  return { secret, quotaPerMinute, reportTimeoutMs, origins };
 }
 
 /** The executor over a store: the one path to the data that HTTP and MCP share. */
@@ -64,10 +58,10 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
   return new Executor({
     store: options.store,
     cursors: createCursorCodec(secret),
-    quota: createQuota(options.quotaPerMinute ?? quotaFromEnv()),
+    quota: createQuota(options.quotaPerMinute ?? DEFAULT_QUOTA_PER_MINUTE),
     now: options.now ?? (() => new Date()),
     catalogs: new CatalogCache(),
-    reportTimeoutMs: options.reportTimeoutMs ?? reportTimeoutFromEnv(),
+    reportTimeoutMs: options.reportTimeoutMs ?? DEFAULT_REPORT_TIMEOUT_MS,
     storeTimeoutMs: STORE_TIMEOUT_MS,
     reports: new ReportGate(
       options.store.reportConcurrency,
@@ -86,7 +80,7 @@ export async function createService(
     operations: OPERATIONS,
     store: options.store,
     logger: options.logger,
-    origins: options.origins ?? originConfigFromEnv(),
+    origins: options.origins ?? { allowedOrigins: [] },
   });
   return { app, executor };
 }

@@ -1,5 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.js';
 import { isPlainId, PLAIN_ID_SHAPE } from '../records/plain-values.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
 
 /** A usage mistake: printed with the command's usage line, exit code 2. */
 export class UsageError extends Error {}
@@ -35,8 +38,17 @@ export function requiredId(value: string | undefined, flag: string): string {
 }
 
 /** `--db`, defaulting to VMS_READ_DB. */
-export function dbOf(value: string | undefined): string {
-  return required(value ?? process.env.VMS_READ_DB, '--db (or VMS_READ_DB)');
+export function dbOf(value: string | undefined, config: Config): string {
+  return required(value ?? config.db, '--db (or VMS_READ_DB)');
+}
+
+/** The store `--db` (or VMS_READ_DB) names, opened with the configured pool size. */
+export function openDb(
+  value: string | undefined,
+  config: Config,
+  options: { create?: boolean } = {},
+): Promise<Store> {
+  return openStore(dbOf(value, config), { ...options, poolSize: config.pgPoolSize });
 }
 
 export function integerOf(

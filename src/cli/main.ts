@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { AdminError } from '../admin/admin-error.js';
+import { readConfig, type Config } from '../config.js';
 import { NoDatabaseError } from '../store/open-store.js';
 import { UsageError } from './args.js';
 import { catalogCommand } from './catalog-command.js';
@@ -11,7 +13,7 @@ import { serveCommand } from './serve-command.js';
 import { tokenCommand } from './token-command.js';
 import { workspaceCommand } from './workspace-command.js';
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
+const COMMANDS: Record<string, (argv: string[], config: Config) => Promise<void>> = {
   demo: demoCommand,
   seed: seedCommand,
   serve: serveCommand,
@@ -39,11 +41,13 @@ async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
   const command = name ? COMMANDS[name] : undefined;
   if (!command) throw new UsageError(name ? `unknown command: ${name}` : 'a command is required');
-  await command(rest);
+  // The environment is read here, once, and checked (a bad value stops every command: exit 1).
+  await command(rest, readConfig());
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) {
+  // An admin request refused as asked (unknown workspace, no such token) is a usage mistake too.
+  if (error instanceof UsageError || error instanceof AdminError) {
     console.error(`vms-read: ${error.message}\n${USAGE}`);
     process.exit(2);
   }

@@ -1,17 +1,20 @@
+import { pino } from 'pino';
+import type { Config } from '../config.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { toolsetOf } from '../mcp/tools.js';
 import { OPERATIONS } from '../operations/registry.js';
-import { createExecutor } from '../service.js';
-import { openStore } from '../store/open-store.js';
-import { dbOf, parse, required } from './args.js';
+import { createExecutor, serviceSettings } from '../service.js';
+import { openDb, parse, required } from './args.js';
 
 /** `vms-read mcp --db D --token T`: MCP over stdio; stdout carries the protocol and nothing else. */
-export async function mcpCommand(argv: string[]): Promise<void> {
+export async function mcpCommand(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, { db: { type: 'string' }, token: { type: 'string' } });
-  const token = required(values.token ?? process.env.VMS_READ_TOKEN, '--token (or VMS_READ_TOKEN)');
-  const store = await openStore(dbOf(values.db));
-  const executor = await createExecutor({ store });
-  const close = await serveStdio(executor, toolsetOf(OPERATIONS), token);
+  const token = required(values.token ?? config.token, '--token (or VMS_READ_TOKEN)');
+  const store = await openDb(values.db, config);
+  const executor = await createExecutor({ store, ...serviceSettings(config) });
+  // stdout is the protocol's: failed tool calls are logged to stderr (fd 2), as JSON lines.
+  const logger = pino({ level: config.logLevel }, pino.destination({ dest: 2, sync: true }));
+  const close = await serveStdio(executor, toolsetOf(OPERATIONS), token, logger);
   const shutdown = async () => {
     await close();
     await store.close();

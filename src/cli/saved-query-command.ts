@@ -1,11 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { createSavedQuery } from '../admin/saved-queries.js';
+import type { Config } from '../config.js';
 import { SAVED_QUERY_KINDS } from '../records/resources.js';
 import { checkSavedDefinition } from '../semantic/saved-definition.js';
-import { openStore } from '../store/open-store.js';
-import { dbOf, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
+import { openDb, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
+
+type Kind = (typeof SAVED_QUERY_KINDS)[number];
 
 /** `saved-query create`: stores `{query, period?}` after checking its shape; prints the new id alone. */
-export async function savedQueryCommand(argv: string[]): Promise<void> {
+export async function savedQueryCommand(argv: string[], config: Config): Promise<void> {
   const [action, ...rest] = argv;
   if (action !== 'create')
     throw new UsageError(
@@ -29,23 +31,20 @@ export async function savedQueryCommand(argv: string[]): Promise<void> {
   if (dashboardId !== null && kind !== 'dashboard_tile')
     throw new UsageError('--dashboard goes with --kind dashboard_tile');
   const workspaceId = requiredId(values.workspace, '--workspace');
-  const store = await openStore(dbOf(values.db));
+  const store = await openDb(values.db, config);
   try {
-    if (!(await store.getWorkspace(workspaceId)))
-      throw new UsageError(`unknown workspace: ${workspaceId}`);
-    const id = `sq_${randomUUID()}`;
-    const now = new Date().toISOString();
-    await store.insertSavedQuery({
-      id,
-      workspace_id: workspaceId,
-      kind,
-      name,
-      dashboard_id: dashboardId,
-      definition: JSON.stringify(checked.definition),
-      author: 'cli',
-      pinned_at: now,
-      created_at: now,
-    });
+    const id = await createSavedQuery(
+      store,
+      {
+        workspaceId,
+        kind: kind as Kind,
+        name,
+        definition: checked.definition,
+        dashboardId,
+        author: 'cli',
+      },
+      new Date(),
+    );
     process.stdout.write(`${id}\n`);
   } finally {
     await store.close();

@@ -1,28 +1,9 @@
-import { generateSeed, type Scale } from '../seed/generate.js';
-import type { SeedSummary } from '../seed/generate.js';
-import { openStore } from '../store/open-store.js';
-import type { Store } from '../store/store.js';
-import { dbOf, integerOf, isCalendarDate, parse, todayUtc, UsageError } from './args.js';
+import { SCALES, seedDatabase, StoreHoldsDataError } from '../admin/seed.js';
+import type { Config } from '../config.js';
+import type { Scale } from '../seed/generate.js';
+import { openDb, integerOf, isCalendarDate, parse, todayUtc, UsageError } from './args.js';
 
-const SCALES: readonly Scale[] = ['tiny', 'small', 'medium', 'large'];
-
-/** Seeds a store all or nothing: a failure leaves it as it was. */
-export async function seedStore(
-  store: Store,
-  options: { scale: Scale; seed: number; asOf: string },
-): Promise<SeedSummary> {
-  const sink = await store.openSink();
-  try {
-    const summary = await generateSeed(options, sink);
-    await sink.finish();
-    return summary;
-  } catch (error) {
-    await sink.abort();
-    throw error;
-  }
-}
-
-export async function seedCommand(argv: string[]): Promise<void> {
+export async function seedCommand(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, {
     db: { type: 'string' },
     scale: { type: 'string', default: 'small' },
@@ -35,14 +16,15 @@ export async function seedCommand(argv: string[]): Promise<void> {
   const seed = integerOf(values.seed, '--seed', 1);
   const asOf = values['as-of'] ?? todayUtc();
   if (!isCalendarDate(asOf)) throw new UsageError('--as-of must be a calendar date YYYY-MM-DD');
-  const store = await openStore(dbOf(values.db), { create: true });
+  const store = await openDb(values.db, config, { create: true });
   try {
-    if (await store.hasData()) {
-      if (!values.force)
-        throw new UsageError('the database already holds data; pass --force to replace it');
-      await store.clearData();
-    }
-    const summary = await seedStore(store, { scale, seed, asOf });
+    const summary = await seedDatabase(store, { scale, seed, asOf, replace: values.force }).catch(
+      (error: unknown) => {
+        if (error instanceof StoreHoldsDataError)
+          throw new UsageError(`${error.message}; pass --force to replace it`);
+        throw error;
+      },
+    );
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } finally {
     await store.close();

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
 import { withDeadline } from '../deadline.js';
-import { createService, STORE_TIMEOUT_MS } from '../service.js';
-import { openStore } from '../store/open-store.js';
+import { createService, serviceSettings, STORE_TIMEOUT_MS } from '../service.js';
 import type { Store } from '../store/store.js';
-import { dbOf, integerOf, parse } from './args.js';
+import { integerOf, openDb, parse } from './args.js';
 
 export interface Listening {
   app: FastifyInstance;
@@ -18,10 +18,16 @@ export const DRAIN_MS = 8000;
  * requests in flight given DRAIN_MS, whatever is left (a client holding a half-sent request, say)
  * closed; the store is closed and the process exits 0, within about ten seconds in all.
  */
-export async function listen(store: Store, host: string, port: number): Promise<Listening> {
+export async function listen(
+  store: Store,
+  host: string,
+  port: number,
+  config: Config,
+): Promise<Listening> {
   const { app } = await createService({
     store,
-    logger: { level: process.env.LOG_LEVEL ?? 'info' },
+    ...serviceSettings(config),
+    logger: { level: config.logLevel },
   });
   const address = await app.listen({ host, port });
   let closing = false;
@@ -45,20 +51,25 @@ export async function listen(store: Store, host: string, port: number): Promise<
   return { app, baseUrl: address.replace('://[::1]', '://localhost') };
 }
 
-export function hostAndPort(values: { host?: string; port?: string }, defaultPort = 8080) {
+/** `--host` and `--port`, defaulting to HOST and PORT, then 127.0.0.1 and 8080. */
+export function hostAndPort(
+  values: { host?: string; port?: string },
+  config: Config,
+  defaultPort = 8080,
+) {
   return {
-    host: values.host ?? process.env.HOST ?? '127.0.0.1',
-    port: integerOf(values.port ?? process.env.PORT, '--port', defaultPort, 0, 65535),
+    host: values.host ?? config.host ?? '127.0.0.1',
+    port: integerOf(values.port ?? config.port, '--port', defaultPort, 0, 65535),
   };
 }
 
-export async function serveCommand(argv: string[]): Promise<void> {
+export async function serveCommand(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, {
     db: { type: 'string' },
     host: { type: 'string' },
     port: { type: 'string' },
   });
-  const { host, port } = hostAndPort(values);
-  const store = await openStore(dbOf(values.db));
-  await listen(store, host, port);
+  const { host, port } = hostAndPort(values, config);
+  const store = await openDb(values.db, config);
+  await listen(store, host, port, config);
 }

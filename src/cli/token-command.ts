@@ -1,16 +1,16 @@
+import { mintToken, revokeToken } from '../admin/tokens.js';
 import { isRole, isScope, type Scope } from '../auth/scopes.js';
-import { createToken, hashToken, TokenRequestError } from '../auth/tokens.js';
-import { openStore } from '../store/open-store.js';
-import { dbOf, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
+import type { Config } from '../config.js';
+import { openDb, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
 
-export async function tokenCommand(argv: string[]): Promise<void> {
+export async function tokenCommand(argv: string[], config: Config): Promise<void> {
   const [action, ...rest] = argv;
-  if (action === 'create') return create(rest);
-  if (action === 'revoke') return revoke(rest);
+  if (action === 'create') return create(rest, config);
+  if (action === 'revoke') return revoke(rest, config);
   throw new UsageError('usage: vms-read token create|revoke ...');
 }
 
-async function create(argv: string[]): Promise<void> {
+async function create(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, {
     db: { type: 'string' },
     workspace: { type: 'string' },
@@ -42,9 +42,9 @@ async function create(argv: string[]): Promise<void> {
       throw new UsageError('--expires must be an ISO 8601 date or timestamp');
     expiresAt = new Date(ms).toISOString();
   }
-  const store = await openStore(dbOf(values.db));
+  const store = await openDb(values.db, config);
   try {
-    const token = await createToken(
+    const token = await mintToken(
       store,
       {
         workspaceId,
@@ -57,21 +57,17 @@ async function create(argv: string[]): Promise<void> {
       new Date(),
     );
     process.stdout.write(`${token}\n`);
-  } catch (error) {
-    if (error instanceof TokenRequestError) throw new UsageError(error.message);
-    throw error;
   } finally {
     await store.close();
   }
 }
 
-async function revoke(argv: string[]): Promise<void> {
+async function revoke(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, { db: { type: 'string' }, token: { type: 'string' } });
-  const token = required(values.token ?? process.env.VMS_READ_TOKEN, '--token');
-  const store = await openStore(dbOf(values.db));
+  const token = required(values.token ?? config.token, '--token');
+  const store = await openDb(values.db, config);
   try {
-    if (!(await store.revokeToken(hashToken(token), new Date().toISOString())))
-      throw new UsageError('no such token');
+    await revokeToken(store, token, new Date());
     process.stdout.write('revoked\n');
   } finally {
     await store.close();

@@ -1,21 +1,17 @@
-import { openStore } from '../store/open-store.js';
-import { dbOf, parse, UsageError } from './args.js';
+import { listWorkspaces } from '../admin/workspaces.js';
+import type { Config } from '../config.js';
+import { openDb, parse, UsageError } from './args.js';
 
-export async function workspaceCommand(argv: string[]): Promise<void> {
+export async function workspaceCommand(argv: string[], config: Config): Promise<void> {
   const [action, ...rest] = argv;
   if (action !== 'list') throw new UsageError('usage: vms-read workspace list --db D [--json]');
   const { values } = parse(rest, {
     db: { type: 'string' },
     json: { type: 'boolean', default: false },
   });
-  const store = await openStore(dbOf(values.db));
+  const store = await openDb(values.db, config);
   try {
-    const workspaces = (await store.listWorkspaces()).map(({ id, name, plan, catalogSource }) => ({
-      id,
-      name,
-      plan,
-      catalogSource,
-    }));
+    const workspaces = await listWorkspaces(store);
     if (values.json) {
       process.stdout.write(`${JSON.stringify(workspaces)}\n`);
     } else {

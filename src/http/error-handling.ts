@@ -1,5 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ERRORS, errorBody, errorCodeOf, type ErrorCode } from '../errors.js';
+import {
+  ApiError,
+  errorBody,
+  errorCodeOf,
+  errorOutcome,
+  logErrorOutcome,
+  type ErrorCode,
+} from '../errors.js';
 import type { ServerOrigin } from './server-origin.js';
 
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -26,26 +33,28 @@ export type ErrorAnswer = (
 ) => FastifyReply;
 
 /**
- * The one error answer of the REST shape: documented errors keep their status and headers;
- * Fastify's client errors become 413 or 404; the rest is 500 `internal` or 503, logged, with no
- * stack or SQL in the body.
+ * The one error answer of the REST shape, by the error policy MCP tool calls share
+ * (`errorOutcome`): documented errors keep their status and headers; Fastify's client errors
+ * become 413 or 404; the rest is 500 `internal` or 503, logged, with no stack or SQL in the body.
  */
 export function errorAnswer(origin: ServerOrigin): ErrorAnswer {
   return (error, request, reply) => {
-    const reason = reasonOfFastifyError(error) ?? errorCodeOf(error);
-    const { status } = ERRORS[reason];
-    if (status >= 500) request.log[status === 500 ? 'error' : 'warn']({ err: error }, reason);
-    if (status === 503) reply.header('retry-after', '1');
-    if (error instanceof ApiError) reply.headers(error.headers);
+    const outcome = errorOutcome(
+      error,
+      request.id,
+      reasonOfFastifyError(error) ?? errorCodeOf(error),
+    );
+    logErrorOutcome(request.log, outcome, error);
+    reply.headers(outcome.headers);
     // 401 points at the resource metadata (RFC 9728), so a client can discover how to authenticate.
-    if (reason === 'unauthorized') {
+    if (outcome.reason === 'unauthorized') {
       const path = request.routeOptions.config.resourceMetadataPath ?? RESOURCE_METADATA_PATH;
       reply.header(
         'www-authenticate',
         `Bearer realm="vms-read", resource_metadata="${origin.own()}${path}"`,
       );
     }
-    return reply.code(status).send(errorBody(reason, request.id));
+    return reply.code(outcome.status).send(outcome.body);
   };
 }
 

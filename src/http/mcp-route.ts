@@ -102,7 +102,12 @@ export function mountMcpHttp(
         return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.protocolVersion));
       const principal = request.principal as Principal;
       const { receivedAt } = request;
-      const server = createMcpServer(executor, toolset, async () => ({ principal, receivedAt }));
+      const server = createMcpServer(
+        executor,
+        toolset,
+        async () => ({ principal, receivedAt }),
+        request.log,
+      );
       const transport = guardTransport(
         new StreamableHTTPServerTransport({
           sessionIdGenerator: undefined,

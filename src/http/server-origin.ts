@@ -1,12 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { OriginConfig } from '../config.js';
 
-export interface OriginConfig {
-  /** The URL clients reach this server at (VMS_READ_PUBLIC_URL), e.g. behind a proxy. */
-  publicUrl?: string;
-  /** Browser origins allowed on /mcp besides the server's own (VMS_READ_ALLOWED_ORIGINS). */
-  allowedOrigins: readonly string[];
-}
+export type { OriginConfig };
 
 /** Who this server is, from configuration and the address it listens on, never from `Host`. */
 export interface ServerOrigin {
@@ -69,15 +65,4 @@ export function serverOrigin(app: FastifyInstance, config: OriginConfig): Server
       return name !== null && (LOOPBACK_NAMES.includes(name) || name === publicHost);
     },
   };
-}
-
-export function originConfigFromEnv(env = process.env): OriginConfig {
-  const allowedOrigins = (env.VMS_READ_ALLOWED_ORIGINS ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean);
-  const publicUrl = env.VMS_READ_PUBLIC_URL || undefined;
-  if (publicUrl !== undefined && !URL.canParse(publicUrl))
-    throw new Error('VMS_READ_PUBLIC_URL must be an absolute URL, e.g. https://vms.example.com');
-  return { publicUrl, allowedOrigins };
 }

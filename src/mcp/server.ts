@@ -5,6 +5,7 @@ import {
   ListToolsRequestSchema,
   RequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorLogger } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import { callTool, type Caller, type Toolset } from './tools.js';
 
@@ -25,9 +26,15 @@ const LooseCallToolRequest = RequestSchema.extend({ method: CallToolRequestSchem
 
 /**
  * An MCP server over the registry: one loop registers every operation as a tool. `caller` says
- * who calls (per HTTP request, or the stdio token).
+ * who calls (per HTTP request, or the stdio token); `logger` takes failed tool calls (HTTP's
+ * request log, stderr on stdio), none when left out.
  */
-export function createMcpServer(executor: Executor, toolset: Toolset, caller: Caller): Server {
+export function createMcpServer(
+  executor: Executor,
+  toolset: Toolset,
+  caller: Caller,
+  logger?: ErrorLogger,
+): Server {
   const server = new Server(SERVER_INFO, {
     jsonSchemaValidator,
     capabilities: { tools: {} },
@@ -35,7 +42,7 @@ export function createMcpServer(executor: Executor, toolset: Toolset, caller: Ca
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolset.tools }));
   server.setRequestHandler(LooseCallToolRequest, (request) =>
-    callTool(executor, toolset, caller, request.params),
+    callTool(executor, toolset, caller, request.params, logger),
   );
   return server;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import { monotonicNow } from '../deadline.js';
-import { errorBody, errorCodeOf } from '../errors.js';
+import { errorOutcome, logErrorOutcome, type ErrorLogger } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import { dataSchema, type AnyOperation } from '../operations/operation.js';
 import { JSON_RPC, ProtocolError } from './protocol-errors.js';
@@ -59,13 +59,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /**
  * Runs a tool through the same executor as HTTP (strictness, scope, visibility). A refusal is a
  * normal result; what HTTP answers with 401/403/404/429/5xx becomes `isError` with the error
- * body as text. Malformed params and an unknown tool are protocol errors, not results.
+ * body as text, and is logged as HTTP logs it (500 error, other 5xx warn) with the tool's name
+ * and the body's request_id. Malformed params and an unknown tool are protocol errors, not results.
  */
 export async function callTool(
   executor: Executor,
   { byName }: Toolset,
   caller: Caller,
   params: unknown,
+  logger?: ErrorLogger,
 ): Promise<CallToolResult> {
   if (!isObject(params) || typeof params.name !== 'string')
     throw new ProtocolError(JSON_RPC.toolCallParams);
@@ -85,9 +87,12 @@ export async function callTool(
       structuredContent: data as Record<string, unknown>,
     };
   } catch (error) {
-    return {
-      content: [{ type: 'text', text: JSON.stringify(errorBody(errorCodeOf(error), requestId)) }],
-      isError: true,
-    };
+    const outcome = errorOutcome(error, requestId);
+    if (logger)
+      logErrorOutcome(logger, outcome, error, {
+        tool: operation.name,
+        tool_request_id: requestId,
+      });
+    return { content: [{ type: 'text', text: JSON.stringify(outcome.body) }], isError: true };
   }
 }

@@ -78,16 +78,20 @@ function noDatabase(where: string, problem: string): NoDatabaseError {
 /**
  * Opens and migrates the store a `--db` value names: a `postgres://` URL or a SQLite file path.
  * Unless `create` is set (`seed`, `demo`), it must already be a vms-read database, or this
- * throws NoDatabaseError having changed nothing.
+ * throws NoDatabaseError having changed nothing. `poolSize` (VMS_READ_PG_POOL_SIZE) is
+ * PostgreSQL's connection count, default 10.
  */
-export async function openStore(db: string, options: { create?: boolean } = {}): Promise<Store> {
+export async function openStore(
+  db: string,
+  options: { create?: boolean; poolSize?: number } = {},
+): Promise<Store> {
   const postgres = isPostgresUrl(db);
   if (!options.create && !postgres) {
     const problem = sqliteProblem(resolve(db));
     if (problem !== null) throw noDatabase(resolve(db), problem);
   }
   const store = postgres
-    ? new PostgresStore(db, { poolSize: Number(process.env.VMS_READ_PG_POOL_SIZE ?? 10) })
+    ? new PostgresStore(db, { poolSize: options.poolSize })
     : new SqliteStore(db);
   try {
     if (!options.create && store instanceof PostgresStore) {

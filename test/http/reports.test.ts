@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setMetricEnabled } from '../../src/cli/catalog-command.js';
+import { setMetricEnabled } from '../../src/admin/catalog.js';
 import { assertRefusal } from '../support/assertions.js';
 import { get, post, startHarness, type Harness, DIALECTS } from '../support/harness.js';
 import { createToken } from '../../src/auth/tokens.js';

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { createToken } from '../../src/auth/tokens.js';
-import { seedStore } from '../../src/cli/seed-command.js';
+import { seedStore } from '../../src/admin/seed.js';
 import { createService } from '../../src/service.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { ALL_SCOPES, WS } from '../support/harness.js';

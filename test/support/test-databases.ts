@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { seedStore } from '../../src/cli/seed-command.js';
+import { seedStore } from '../../src/admin/seed.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { postgresDialect } from '../../src/store/postgres/postgres-dialect.js';
 import type { SqlStore } from '../../src/store/sql-store.js';

@@ -1,0 +1,6 @@
+/**
+ * A request the admin layer refuses as asked (an unknown workspace, a metric the catalog source
+ * lacks, a token that does not exist): the caller's mistake, not a fault. The CLI answers it as a
+ * usage error (exit 2); an admin endpoint would answer it as a client error.
+ */
+export class AdminError extends Error {}

@@ -1,0 +1,115 @@
+/**
+ * The environment, read once and checked: every variable vms-read reads, and nothing else in
+ * src/ reads process.env. The CLI calls readConfig at start and hands each part what it needs
+ * (the service its secret, quota, time limit and origins; the store its pool size; the commands
+ * their defaults for --db, --token, --host and --port).
+ */
+
+/** A variable set to a value it may not take: names the variable and the rule. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly rule: string,
+  ) {
+    super(`${variable} ${rule}`);
+  }
+}
+
+export interface OriginConfig {
+  /** The URL clients reach this server at (VMS_READ_PUBLIC_URL), e.g. behind a proxy. */
+  publicUrl?: string;
+  /** Browser origins allowed on /mcp besides the server's own (VMS_READ_ALLOWED_ORIGINS). */
+  allowedOrigins: readonly string[];
+}
+
+export const DEFAULT_QUOTA_PER_MINUTE = 6000;
+export const DEFAULT_REPORT_TIMEOUT_MS = 10_000;
+export const DEFAULT_PG_POOL_SIZE = 10;
+
+export interface Config {
+  /** VMS_READ_DB: the database when `--db` is not given. */
+  db: string | undefined;
+  /** VMS_READ_TOKEN: the token of `mcp` and `token revoke` when `--token` is not given. */
+  token: string | undefined;
+  /** VMS_READ_SECRET: the cursor key; unset (or empty), one is generated once and kept with the data. */
+  secret: string | undefined;
+  /** VMS_READ_QUOTA_PER_MINUTE: requests a minute per token, default 6000; 0 turns the quota off. */
+  quotaPerMinute: number;
+  /** VMS_READ_REPORT_TIMEOUT_MS: the time limit of one report query, default 10 s. */
+  reportTimeoutMs: number;
+  /** VMS_READ_PUBLIC_URL and VMS_READ_ALLOWED_ORIGINS (comma-separated). */
+  origins: OriginConfig;
+  /** VMS_READ_PG_POOL_SIZE: connections to PostgreSQL, default 10. */
+  pgPoolSize: number;
+  /** LOG_LEVEL: the pino level of the server's (and `mcp`'s stderr) log, default info; as given. */
+  logLevel: string;
+  /** HOST: where `serve` and `demo` listen when `--host` is not given. */
+  host: string | undefined;
+  /** PORT: the port when `--port` is not given; checked as `--port` is, where it is used. */
+  port: string | undefined;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** A whole number (as Number() reads it) of at least `min`; `fallback` when unset or empty. */
+function wholeNumber(
+  env: Env,
+  variable: string,
+  fallback: number,
+  min: number,
+  rule: string,
+): number {
+  const value = env[variable];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(variable, rule);
+  return n;
+}
+
+function originsOf(env: Env): OriginConfig {
+  const allowedOrigins = (env.VMS_READ_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  const publicUrl = env.VMS_READ_PUBLIC_URL || undefined;
+  if (publicUrl !== undefined && !URL.canParse(publicUrl))
+    throw new ConfigError(
+      'VMS_READ_PUBLIC_URL',
+      'must be an absolute URL, e.g. https://vms.example.com',
+    );
+  return { publicUrl, allowedOrigins };
+}
+
+/** Reads and checks the environment; throws ConfigError on the first bad value. */
+export function readConfig(env: Env = process.env): Config {
+  return {
+    db: env.VMS_READ_DB,
+    token: env.VMS_READ_TOKEN,
+    secret: env.VMS_READ_SECRET || undefined,
+    quotaPerMinute: wholeNumber(
+      env,
+      'VMS_READ_QUOTA_PER_MINUTE',
+      DEFAULT_QUOTA_PER_MINUTE,
+      0,
+      'must be a whole number (0 turns the quota off)',
+    ),
+    reportTimeoutMs: wholeNumber(
+      env,
+      'VMS_READ_REPORT_TIMEOUT_MS',
+      DEFAULT_REPORT_TIMEOUT_MS,
+      1,
+      'must be a whole number of milliseconds',
+    ),
+    origins: originsOf(env),
+    pgPoolSize: wholeNumber(
+      env,
+      'VMS_READ_PG_POOL_SIZE',
+      DEFAULT_PG_POOL_SIZE,
+      1,
+      'must be a whole number of connections, at least 1',
+    ),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    host: env.HOST,
+    port: env.PORT,
+  };
+}

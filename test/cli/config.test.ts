@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, readConfig } from '../../src/config.js';
+import { runCli } from '../support/cli.js';
+
+describe('readConfig: the environment, read once and checked', () => {
+  it('gives the defaults for an empty environment', () => {
+    assert.deepEqual(readConfig({}), {
+      db: undefined,
+      token: undefined,
+      secret: undefined,
+      quotaPerMinute: 6000,
+      reportTimeoutMs: 10_000,
+      origins: { publicUrl: undefined, allowedOrigins: [] },
+      pgPoolSize: 10,
+      logLevel: 'info',
+      host: undefined,
+      port: undefined,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = readConfig({
+      VMS_READ_DB: 'x.db',
+      VMS_READ_TOKEN: 'vmsr_t',
+      VMS_READ_SECRET: 's',
+      VMS_READ_QUOTA_PER_MINUTE: '0',
+      VMS_READ_REPORT_TIMEOUT_MS: '250',
+      VMS_READ_PUBLIC_URL: 'https://vms.example.com/base',
+      VMS_READ_ALLOWED_ORIGINS: ' https://a.example , ,https://b.example',
+      VMS_READ_PG_POOL_SIZE: '4',
+      LOG_LEVEL: 'warn',
+      HOST: '0.0.0.0',
+      PORT: '9000',
+    });
+    assert.deepEqual(config, {
+      db: 'x.db',
+      token: 'vmsr_t',
+      secret: 's',
+      quotaPerMinute: 0,
+      reportTimeoutMs: 250,
+      origins: {
+        publicUrl: 'https://vms.example.com/base',
+        allowedOrigins: ['https://a.example', 'https://b.example'],
+      },
+      pgPoolSize: 4,
+      logLevel: 'warn',
+      host: '0.0.0.0',
+      port: '9000',
+    });
+  });
+
+  it('takes an empty numeric variable, secret or public URL as unset', () => {
+    const config = readConfig({
+      VMS_READ_SECRET: '',
+      VMS_READ_QUOTA_PER_MINUTE: '',
+      VMS_READ_REPORT_TIMEOUT_MS: '',
+      VMS_READ_PUBLIC_URL: '',
+      VMS_READ_PG_POOL_SIZE: '',
+    });
+    assert.equal(config.secret, undefined);
+    assert.equal(config.quotaPerMinute, 6000);
+    assert.equal(config.reportTimeoutMs, 10_000);
+    assert.equal(config.origins.publicUrl, undefined);
+    assert.equal(config.pgPoolSize, 10);
+  });
+
+  const BAD: [variable: string, value: string, message: string][] = [
+    [
+      'VMS_READ_QUOTA_PER_MINUTE',
+      '-1',
+      'VMS_READ_QUOTA_PER_MINUTE must be a whole number (0 turns the quota off)',
+    ],
+    [
+      'VMS_READ_QUOTA_PER_MINUTE',
+      'lots',
+      'VMS_READ_QUOTA_PER_MINUTE must be a whole number (0 turns the quota off)',
+    ],
+    [
+      'VMS_READ_REPORT_TIMEOUT_MS',
+      '0',
+      'VMS_READ_REPORT_TIMEOUT_MS must be a whole number of milliseconds',
+    ],
+    [
+      'VMS_READ_REPORT_TIMEOUT_MS',
+      '1.5',
+      'VMS_READ_REPORT_TIMEOUT_MS must be a whole number of milliseconds',
+    ],
+    [
+      'VMS_READ_PUBLIC_URL',
+      'vms.example.com',
+      'VMS_READ_PUBLIC_URL must be an absolute URL, e.g. https://vms.example.com',
+    ],
+    [
+      'VMS_READ_PG_POOL_SIZE',
+      '0',
+      'VMS_READ_PG_POOL_SIZE must be a whole number of connections, at least 1',
+    ],
+    [
+      'VMS_READ_PG_POOL_SIZE',
+      'ten',
+      'VMS_READ_PG_POOL_SIZE must be a whole number of connections, at least 1',
+    ],
+  ];
+  for (const [variable, value, message] of BAD) {
+    it(`refuses ${variable}=${value} with a ConfigError naming the variable and the rule`, () => {
+      assert.throws(
+        () => readConfig({ [variable]: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.variable === variable && error.message === message,
+      );
+    });
+  }
+
+  it('stops the CLI at start with the message and exit 1', () => {
+    const result = runCli(['workspace', 'list', '--db', 'nope.db'], {
+      VMS_READ_QUOTA_PER_MINUTE: 'lots',
+    });
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr,
+      'vms-read: VMS_READ_QUOTA_PER_MINUTE must be a whole number (0 turns the quota off)\n',
+    );
+    assert.equal(result.stdout, '');
+  });
+});
