@@ -3,7 +3,8 @@ import type { Viewer } from './visibility.js';
 import type { SeedSink } from './sink.js';
 import type { ProgramConfig } from './program-config.js';
 import { toTokenRow, toWorkspace } from './row-mapping.js';
-import { DATA_TABLES, type DataTable } from './schema.js';
+import { DATA_TABLES, TABLES, type DataTable } from './schema.js';
+import { columnNames, type Table } from './table.js';
 import { REFRESH_REPORT_FACTS } from './sql/report-facts.js';
 import {
   getVisibleSql,
@@ -88,19 +89,26 @@ export abstract class SqlStore implements Store {
   }
 
   async insertToken(t: NewToken): Promise<void> {
+    await this.insertRow('tokens', {
+      id: t.id,
+      workspace_id: t.workspaceId,
+      token_hash: t.tokenHash,
+      role: t.role,
+      worker_id: t.workerId,
+      supplier_id: t.supplierId,
+      scopes: t.scopes.join(' '),
+      expires_at: t.expiresAt,
+      revoked_at: null,
+      created_at: t.createdAt,
+    });
+  }
+
+  /** Inserts one row: the table's declared columns, each from `row` (absent is NULL). */
+  protected async insertRow(table: string, row: Record<string, unknown>): Promise<void> {
+    const columns = columnNames(TABLES.get(table) as Table);
     await this.run(
-      'INSERT INTO tokens (id, workspace_id, token_hash, role, worker_id, supplier_id, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)',
-      [
-        t.id,
-        t.workspaceId,
-        t.tokenHash,
-        t.role,
-        t.workerId,
-        t.supplierId,
-        t.scopes.join(' '),
-        t.expiresAt,
-        t.createdAt,
-      ],
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      columns.map((column) => row[column] ?? null),
     );
   }
 
@@ -225,20 +233,7 @@ export abstract class SqlStore implements Store {
   }
 
   async insertSavedQuery(row: SavedQueryRow): Promise<void> {
-    await this.run(
-      'INSERT INTO saved_queries (id, workspace_id, kind, name, dashboard_id, definition, author, pinned_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [
-        row.id,
-        row.workspace_id,
-        row.kind,
-        row.name,
-        row.dashboard_id,
-        row.definition,
-        row.author,
-        row.pinned_at,
-        row.created_at,
-      ],
-    );
+    await this.insertRow('saved_queries', row as unknown as Record<string, unknown>);
   }
 
   /** Rebuilds the report fact tables from their sources (after rows are written outside a sink). */

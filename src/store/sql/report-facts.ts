@@ -8,6 +8,8 @@ import type { Table } from '../table.js';
  * LEFT JOINs keep an entry whose assignment, worker or timesheet is missing.
  */
 // Covering indexes for the usual groupings: a GROUP BY read in index order needs no sort.
+const GROUPED_ENTRY_COLUMNS = ['pay_code', 'kind', 'on_behalf', 'entry_mode', 'minutes', 'units'];
+
 export const REPORT_FACT_TABLES: readonly Table[] = [
   {
     name: 'report_time_entries',
@@ -32,28 +34,10 @@ export const REPORT_FACT_TABLES: readonly Table[] = [
     clustered: true,
     indexes: {
       report_time_entries_org_unit: {
-        columns: [
-          'workspace_id',
-          'org_unit_key',
-          'pay_code',
-          'kind',
-          'on_behalf',
-          'entry_mode',
-          'minutes',
-          'units',
-        ],
+        columns: ['workspace_id', 'org_unit_key', ...GROUPED_ENTRY_COLUMNS],
       },
       report_time_entries_supplier: {
-        columns: [
-          'workspace_id',
-          'supplier_ref',
-          'pay_code',
-          'kind',
-          'on_behalf',
-          'entry_mode',
-          'minutes',
-          'units',
-        ],
+        columns: ['workspace_id', 'supplier_ref', ...GROUPED_ENTRY_COLUMNS],
       },
     },
   },
