@@ -1,12 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ApiError,
-  errorBody,
-  errorCodeOf,
-  errorOutcome,
-  logErrorOutcome,
-  type ErrorCode,
-} from '../errors.js';
+import { ApiError, errorBody, errorOutcome, logErrorOutcome, type ErrorCode } from '../errors.js';
 import type { ServerOrigin } from './server-origin.js';
 
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -39,11 +32,7 @@ export type ErrorAnswer = (
  */
 export function errorAnswer(origin: ServerOrigin): ErrorAnswer {
   return (error, request, reply) => {
-    const outcome = errorOutcome(
-      error,
-      request.id,
-      reasonOfFastifyError(error) ?? errorCodeOf(error),
-    );
+    const outcome = errorOutcome(error, request.id, reasonOfFastifyError(error) ?? undefined);
     logErrorOutcome(request.log, outcome, error);
     reply.headers(outcome.headers);
     // 401 points at the resource metadata (RFC 9728), so a client can discover how to authenticate.

@@ -1,4 +1,5 @@
-import { Type, type Static, type TLiteral, type TUnion } from 'typebox';
+import { Type, type Static } from 'typebox';
+import { literals } from '../records/record.js';
 import { SAVED_QUERY_KINDS } from '../records/resources.js';
 import { PeriodSchema, QuerySchema } from '../semantic/query-schema.js';
 
@@ -6,13 +7,6 @@ import { PeriodSchema, QuerySchema } from '../semantic/query-schema.js';
  * The parameter shapes operations share, each written once: cursors, list paging, gets by id,
  * saved-query kinds, report bodies. A mismatch is 404 `not_found` (the executor validates).
  */
-
-/** One of a list of strings, as a union of literals (typed: its Static is the union of the values). */
-export function literals<const T extends readonly string[]>(values: T) {
-  return Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<{
-    -readonly [K in keyof T]: TLiteral<T[K]>;
-  }>;
-}
 
 /** An opaque signed cursor, as `nextCursor` gave it. */
 export const CursorParam = Type.String({ minLength: 1, maxLength: 512 });

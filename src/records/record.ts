@@ -1,4 +1,4 @@
-import { Type, type TSchema, type TObject } from 'typebox';
+import { Type, type TLiteral, type TObject, type TSchema, type TUnion } from 'typebox';
 import { provenance, ProvenanceSchema } from '../provenance.js';
 
 /**
@@ -35,6 +35,13 @@ export interface RecordType {
   map(row: Record<string, unknown>, options: MapOptions): Record<string, unknown>;
 }
 
+/** One of a list of strings, as a union of literals (typed: its Static is the union of the values). */
+export function literals<const T extends readonly string[]>(values: T) {
+  return Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<{
+    -readonly [K in keyof T]: TLiteral<T[K]>;
+  }>;
+}
+
 const DATE = '^\\d{4}-\\d{2}-\\d{2}$';
 const TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
 
@@ -43,7 +50,7 @@ function fieldSchema(field: Field): TSchema {
   switch (field.kind) {
     case 'string':
       schema = field.values
-        ? Type.Union(field.values.map((v) => Type.Literal(v)))
+        ? literals(field.values)
         : field.format
           ? Type.String({ pattern: field.format === 'date' ? DATE : TIMESTAMP })
           : Type.String();

@@ -6,7 +6,7 @@ export const sqliteDialect: Dialect = {
   columnType: (type) => type.toUpperCase(),
   tableOptions: (table) => (table.clustered ? ' WITHOUT ROWID' : ''),
   placeholders: (sql) => sql,
-  params: (params) => [...params],
+  params: (params) => params as unknown[],
   upsert: onConflictUpsert,
   isoWeekStart: (d) =>
     `date(${d}, '-' || ((CAST(strftime('%w', ${d}) AS INTEGER) + 6) % 7) || ' days')`,
