@@ -74,8 +74,11 @@ describe(
       url = `http://localhost:${proxyPort}/mcp`;
     });
     after(async () => {
-      proxy?.closeAllConnections();
-      await new Promise((resolve) => proxy?.close(resolve));
+      // Only what `before` got to start: a failed `before` must leave its own message standing.
+      if (proxy) {
+        proxy.closeAllConnections();
+        await new Promise((resolve) => proxy.close(resolve));
+      }
       await h?.close();
     });
 
