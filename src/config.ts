@@ -41,6 +41,18 @@ export interface Config {
   origins: OriginConfig;
   /** VMS_READ_PG_POOL_SIZE: connections to PostgreSQL, default 10. */
   pgPoolSize: number;
+  /**
+   * VMS_READ_REPORT_ENGINE: `columnar` (default: reports read a DuckDB copy of the report facts,
+   * kept at the row store's data stamp) or `row` (reports read the row store itself).
+   */
+  reportEngine: 'columnar' | 'row';
+  /**
+   * VMS_READ_FACTS_DIR: where columnar copies are kept; by default beside a SQLite file, or in
+   * the system's temporary directory for PostgreSQL. Each database gets a folder of its own.
+   */
+  factsDir: string | undefined;
+  /** VMS_READ_FACTS_MEMORY: DuckDB's memory limit, e.g. 256MB (the default) or 1GB. */
+  factsMemory: string | undefined;
   /** LOG_LEVEL: the pino level of the server's (and `mcp`'s stderr) log, default info; as given. */
   logLevel: string;
   /** HOST: where `serve` and `demo` listen when `--host` is not given. */
@@ -64,6 +76,24 @@ function wholeNumber(
   const n = Number(value);
   if (!Number.isInteger(n) || n < min) throw new ConfigError(variable, rule);
   return n;
+}
+
+/** One of the listed values; `fallback` when unset or empty. */
+function oneOf<T extends string>(env: Env, variable: string, values: readonly T[], fallback: T): T {
+  const value = env[variable];
+  if (value === undefined || value === '') return fallback;
+  if (!(values as readonly string[]).includes(value))
+    throw new ConfigError(variable, `must be one of ${values.join(', ')}`);
+  return value as T;
+}
+
+/** A memory size as DuckDB reads one (e.g. 256MB, 1.5GB, 512MiB); undefined when unset. */
+function memorySize(env: Env, variable: string): string | undefined {
+  const value = env[variable];
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+(\.\d+)?(KB|MB|GB|KiB|MiB|GiB)$/.test(value))
+    throw new ConfigError(variable, 'must be a size such as 256MB or 1GB');
+  return value;
 }
 
 function originsOf(env: Env): OriginConfig {
@@ -108,6 +138,9 @@ export function readConfig(env: Env = process.env): Config {
       1,
       'must be a whole number of connections, at least 1',
     ),
+    reportEngine: oneOf(env, 'VMS_READ_REPORT_ENGINE', ['columnar', 'row'] as const, 'columnar'),
+    factsDir: env.VMS_READ_FACTS_DIR || undefined,
+    factsMemory: memorySize(env, 'VMS_READ_FACTS_MEMORY'),
     logLevel: env.LOG_LEVEL ?? 'info',
     host: env.HOST,
     port: env.PORT,

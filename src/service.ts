@@ -13,10 +13,13 @@ import { OPERATIONS } from './operations/registry.js';
 import { ReportGate } from './operations/report-gate.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { CatalogCache } from './operations/catalog-cache.js';
-import type { Store } from './store/store.js';
+import { ReportResultCache } from './operations/report-results.js';
+import type { ReportFacts, Store } from './store/store.js';
 
 export interface ServiceOptions {
   store: Store;
+  /** What reports read; by default the store itself (serve passes the columnar copy). */
+  facts?: ReportFacts;
   /** Cursor key (VMS_READ_SECRET); by default one generated once and kept with the data. */
   secret?: string;
   /** Requests a minute per token (VMS_READ_QUOTA_PER_MINUTE), default 6000; 0 turns the quota off. */
@@ -55,8 +58,11 @@ export function serviceSettings(
 /** The executor over a store: the one path to the data that HTTP and MCP share. */
 export async function createExecutor(options: ServiceOptions): Promise<Executor> {
   const secret = options.secret ?? (await resolveSecret(options.store));
+  const facts = options.facts ?? options.store;
   return new Executor({
     store: options.store,
+    facts,
+    reportResults: new ReportResultCache(),
     cursors: createCursorCodec(secret),
     quota: createQuota(options.quotaPerMinute ?? DEFAULT_QUOTA_PER_MINUTE),
     now: options.now ?? (() => new Date()),
@@ -64,8 +70,8 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     reportTimeoutMs: options.reportTimeoutMs ?? DEFAULT_REPORT_TIMEOUT_MS,
     storeTimeoutMs: STORE_TIMEOUT_MS,
     reports: new ReportGate(
-      options.store.reportConcurrency,
-      options.reportQueue ?? 8 * options.store.reportConcurrency,
+      facts.reportConcurrency,
+      options.reportQueue ?? 8 * facts.reportConcurrency,
     ),
   });
 }

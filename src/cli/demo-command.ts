@@ -4,6 +4,7 @@ import { seedStore } from '../admin/seed.js';
 import type { Config } from '../config.js';
 import { openStore } from '../store/open-store.js';
 import { parse, todayUtc } from './args.js';
+import { writeFactsAfterLoad } from './facts-command.js';
 import { hostAndPort, listen } from './serve-command.js';
 
 const DEMO_DB = 'data/demo.db';
@@ -12,19 +13,19 @@ const DEMO_TOKENS = 'data/demo-tokens.json';
 /** `npm start`: a seeded embedded database, demo tokens, and a running server. */
 export async function demoCommand(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } });
-  const { host, port } = hostAndPort(values, config);
   const fresh = !existsSync(DEMO_DB);
   const store = await openStore(DEMO_DB, { create: true });
   if (fresh || !(await store.hasData())) {
     console.error(`Creating ${DEMO_DB} (scale small); this takes a few seconds...`);
     await seedStore(store, { ...DEMO_SEED, asOf: todayUtc() });
+    await writeFactsAfterLoad(store, DEMO_DB, config);
   }
   const saved = existsSync(DEMO_TOKENS)
     ? (JSON.parse(readFileSync(DEMO_TOKENS, 'utf8')) as DemoTokens)
     : null;
   const { tokens, minted } = await demoTokens(store, saved, new Date());
   if (minted) writeFileSync(DEMO_TOKENS, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
-  const { baseUrl } = await listen(store, host, port, config);
+  const { baseUrl } = await listen(store, DEMO_DB, hostAndPort(values, config), config);
   const lines = [
     '',
     `vms-read demo is serving ${DEMO_DB} at ${baseUrl}`,

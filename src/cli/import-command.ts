@@ -2,7 +2,8 @@ import { statSync } from 'node:fs';
 import { importDirectory } from '../admin/import.js';
 import type { Config } from '../config.js';
 import { formatProblems } from '../importer/import-problems.js';
-import { openDb, parse, requiredId, UsageError } from './args.js';
+import { dbOf, openDb, parse, requiredId, UsageError } from './args.js';
+import { writeFactsAfterLoad } from './facts-command.js';
 
 /**
  * `import`: loads a directory of CSV or NDJSON files into one workspace, all or nothing
@@ -19,7 +20,8 @@ export async function importCommand(argv: string[], config: Config): Promise<voi
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
     throw new UsageError(`${dir} is not a directory`);
   const workspaceId = requiredId(values.workspace, '--workspace');
-  const store = await openDb(values.db, config);
+  const db = dbOf(values.db, config);
+  const store = await openDb(db, config);
   try {
     const outcome = await importDirectory(store, workspaceId, dir);
     if (!outcome.imported) {
@@ -29,6 +31,7 @@ export async function importCommand(argv: string[], config: Config): Promise<voi
         `nothing imported: ${problems.length} problem${problems.length === 1 ? '' : 's'}`,
       );
     }
+    await writeFactsAfterLoad(store, db, config);
     process.stdout.write(
       `${JSON.stringify({ workspace: workspaceId, counts: outcome.counts }, null, 2)}\n`,
     );

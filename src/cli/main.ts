@@ -5,6 +5,7 @@ import { NoDatabaseError } from '../store/open-store.js';
 import { UsageError } from './args.js';
 import { catalogCommand } from './catalog-command.js';
 import { demoCommand } from './demo-command.js';
+import { factsCommand } from './facts-command.js';
 import { importCommand } from './import-command.js';
 import { mcpCommand } from './mcp-command.js';
 import { savedQueryCommand } from './saved-query-command.js';
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, (argv: string[], config: Config) => Promise<void>
   catalog: catalogCommand,
   'saved-query': savedQueryCommand,
   import: importCommand,
+  facts: factsCommand,
 };
 
 const USAGE = `usage: vms-read <command> [options]
@@ -35,7 +37,8 @@ const USAGE = `usage: vms-read <command> [options]
   token revoke --db D --token T
   catalog enable|disable --db D --workspace W --metric KEY
   saved-query create --db D --workspace W --kind library|dashboard_tile|briefing --name TEXT --definition JSON [--dashboard ID]
-  import --db D --workspace W DIR           load DIR/<table>.csv|.ndjson into W, all or nothing`;
+  import --db D --workspace W DIR           load DIR/<table>.csv|.ndjson into W, all or nothing
+  facts refresh --db D                      rebuild the report facts after writes by other means`;
 
 async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;

@@ -1,7 +1,8 @@
 import { SCALES, seedDatabase, StoreHoldsDataError } from '../admin/seed.js';
 import type { Config } from '../config.js';
 import type { Scale } from '../seed/generate.js';
-import { openDb, integerOf, isCalendarDate, parse, todayUtc, UsageError } from './args.js';
+import { writeFactsAfterLoad } from './facts-command.js';
+import { dbOf, openDb, integerOf, isCalendarDate, parse, todayUtc, UsageError } from './args.js';
 
 export async function seedCommand(argv: string[], config: Config): Promise<void> {
   const { values } = parse(argv, {
@@ -16,7 +17,8 @@ export async function seedCommand(argv: string[], config: Config): Promise<void>
   const seed = integerOf(values.seed, '--seed', 1);
   const asOf = values['as-of'] ?? todayUtc();
   if (!isCalendarDate(asOf)) throw new UsageError('--as-of must be a calendar date YYYY-MM-DD');
-  const store = await openDb(values.db, config, { create: true });
+  const db = dbOf(values.db, config);
+  const store = await openDb(db, config, { create: true });
   try {
     const summary = await seedDatabase(store, { scale, seed, asOf, replace: values.force }).catch(
       (error: unknown) => {
@@ -25,6 +27,7 @@ export async function seedCommand(argv: string[], config: Config): Promise<void>
         throw error;
       },
     );
+    await writeFactsAfterLoad(store, db, config);
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } finally {
     await store.close();

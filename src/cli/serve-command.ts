@@ -1,9 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { withDeadline } from '../deadline.js';
 import { createService, serviceSettings, STORE_TIMEOUT_MS } from '../service.js';
 import type { Store } from '../store/store.js';
-import { integerOf, openDb, parse } from './args.js';
+import { openReportFacts } from '../store/open-store.js';
+import { dbOf, integerOf, openDb, parse } from './args.js';
+import { factsSettings } from './facts-command.js';
 
 export interface Listening {
   app: FastifyInstance;
@@ -20,22 +22,32 @@ export const DRAIN_MS = 8000;
  */
 export async function listen(
   store: Store,
-  host: string,
-  port: number,
+  db: string,
+  address: { host: string; port: number },
   config: Config,
 ): Promise<Listening> {
+  // The copy may open or be written after the app exists: its lines go to the app's log.
+  const logs: { to?: FastifyBaseLogger } = {};
+  const facts = await openReportFacts(store, db, {
+    ...factsSettings(config),
+    log: (message, failure) =>
+      failure ? logs.to?.warn({ err: failure }, message) : logs.to?.info(message),
+  });
   const { app } = await createService({
     store,
+    facts,
     ...serviceSettings(config),
     logger: { level: config.logLevel },
   });
-  const address = await app.listen({ host, port });
+  logs.to = app.log;
+  const listening = await app.listen(address);
   let closing = false;
   const shutdown = async () => {
     if (closing) return;
     closing = true;
     try {
       await app.drainAndClose(DRAIN_MS);
+      await facts.close();
       // A connection stuck on a database that stopped answering must not hold the exit.
       await withDeadline(store.close(), STORE_TIMEOUT_MS, () => new Error('store close')).catch(
         () => {},
@@ -48,7 +60,7 @@ export async function listen(
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
-  return { app, baseUrl: address.replace('://[::1]', '://localhost') };
+  return { app, baseUrl: listening.replace('://[::1]', '://localhost') };
 }
 
 /** `--host` and `--port`, defaulting to HOST and PORT, then 127.0.0.1 and 8080. */
@@ -69,7 +81,7 @@ export async function serveCommand(argv: string[], config: Config): Promise<void
     host: { type: 'string' },
     port: { type: 'string' },
   });
-  const { host, port } = hostAndPort(values, config);
-  const store = await openDb(values.db, config);
-  await listen(store, host, port, config);
+  const db = dbOf(values.db, config);
+  const store = await openDb(db, config);
+  await listen(store, db, hostAndPort(values, config), config);
 }

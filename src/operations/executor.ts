@@ -11,12 +11,16 @@ import type { ReportFacts, ResourceReads, TokenReads } from '../store/store.js';
 import type { AnyOperation } from './operation.js';
 import { typedQuery } from './query-string.js';
 import type { ReportGate } from './report-gate.js';
+import type { ReportResultCache } from './report-results.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export interface ExecutorDeps {
-  store: TokenReads & ResourceReads & ReportFacts;
+  store: TokenReads & ResourceReads;
+  /** What reports read: the columnar copy (ColumnarReports) or the row store itself. */
+  facts: ReportFacts;
+  reportResults: ReportResultCache;
   cursors: CursorCodec;
   quota: Quota;
   now: () => Date;
@@ -108,11 +112,14 @@ export class Executor {
       });
     }
     if (operation.staffOnly && principal.role !== 'staff') throw new ApiError('forbidden');
-    const { store, cursors, now, catalogs, reports, reportTimeoutMs, storeTimeoutMs } = this.deps;
+    const { store, facts, reportResults, cursors, now, catalogs, reports } = this.deps;
+    const { reportTimeoutMs, storeTimeoutMs } = this.deps;
     const reportDeadline = arrival.receivedAt + reportTimeoutMs;
     const answer = operation.run(
       {
         store,
+        facts,
+        reportResults,
         principal,
         workspace: principal.workspace,
         cursors,

@@ -6,10 +6,15 @@ import type { CursorCodec } from '../paging/cursor.js';
 import type { ReportFacts, ResourceReads, Workspace } from '../store/store.js';
 import type { CatalogCache } from './catalog-cache.js';
 import type { ReportGate } from './report-gate.js';
+import type { ReportResultCache } from './report-results.js';
 
 /** What an operation's handler may use: nothing transport-specific. */
 export interface OperationContext {
-  store: ResourceReads & ReportFacts;
+  store: ResourceReads;
+  /** The report facts and the catalog's inputs: the columnar copy by default (ColumnarReports). */
+  facts: ReportFacts;
+  /** Results of report queries already run, by engine, data stamp and SQL. */
+  reportResults: ReportResultCache;
   principal: Principal;
   workspace: Workspace;
   cursors: CursorCodec;

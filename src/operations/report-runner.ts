@@ -62,7 +62,7 @@ export async function runReportQuery(
   cursor: string | undefined,
   options: { subject?: string; unknownMetricAs?: RefusalCode; otherRefusalsAs?: RefusalCode } = {},
 ): Promise<QueryResult | ReportRefusal> {
-  const { catalog, payCodes } = await ctx.catalogs.get(ctx.store, ctx.workspace);
+  const { catalog, payCodes } = await ctx.catalogs.get(ctx.facts, ctx.workspace);
   const now = ctx.now();
   const query = normalizeQuery(definition, now);
   const binding = reportBinding(ctx, operationId, options.subject ?? '', query);
@@ -86,18 +86,21 @@ export async function runReportQuery(
   const { plan } = validation;
   const remaining = query.limit - offset;
   const take = Math.min(ctx.workspace.rowBudget, remaining);
+  const engine = await ctx.facts.reportEngine();
   const compiled = compileReport(
     plan,
     {
-      dialect: ctx.store.dialect,
+      dialect: engine.dialect,
       workspaceId: ctx.workspace.id,
       payCodes,
       today: now.toISOString().slice(0, 10),
     },
     { offset, take: take + 1 },
   );
-  const raw = await ctx.reports.run(ctx.reportDeadline, (remainingMs) =>
-    ctx.store.runReport(compiled.sql, compiled.params, remainingMs),
+  const raw = await ctx.reportResults.get(engine, compiled.sql, compiled.params, () =>
+    ctx.reports.run(ctx.reportDeadline, (remainingMs) =>
+      engine.run(compiled.sql, compiled.params, remainingMs),
+    ),
   );
   const more = raw.length > take;
   const rows = shapeRows(plan, raw.slice(0, take), operationId);

@@ -31,7 +31,7 @@ export const listCatalog = defineOperation({
   input: NoParams,
   output: CatalogSchema,
   async run(ctx) {
-    return describeCatalog((await ctx.catalogs.get(ctx.store, ctx.workspace)).catalog);
+    return describeCatalog((await ctx.catalogs.get(ctx.facts, ctx.workspace)).catalog);
   },
 });
 
@@ -123,13 +123,13 @@ export const runSavedQuery = defineOperation({
   async run(ctx, { savedQueryId, cursor }) {
     const saved = await ctx.store.getSavedQuery(ctx.workspace.id, savedQueryId);
     if (!saved) {
-      const { catalog } = await ctx.catalogs.get(ctx.store, ctx.workspace);
+      const { catalog } = await ctx.catalogs.get(ctx.facts, ctx.workspace);
       return reportRefusal('not_found', 'run_saved_query', catalog.catalogVersion);
     }
     // The check `saved-query create` and `import` make, again for rows written by other means.
     const checked = checkSavedDefinition(String(saved.definition));
     if (!checked.ok) {
-      const { catalog } = await ctx.catalogs.get(ctx.store, ctx.workspace);
+      const { catalog } = await ctx.catalogs.get(ctx.facts, ctx.workspace);
       return reportRefusal('invalid_query', 'run_saved_query', catalog.catalogVersion);
     }
     const result = await runReportQuery(ctx, 'run_saved_query', checked.definition, cursor, {

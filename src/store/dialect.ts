@@ -20,20 +20,23 @@ export interface Dialect extends SqlDialect {
   params(params: readonly unknown[]): unknown[];
   /** Inserts a row, or replaces the non-key columns of the row with the same key. */
   upsert(table: string, columns: readonly string[], key: readonly string[]): string;
+  /** False for a read-only analytical copy: its tables declare no keys (they only slow loading). */
+  readonly keys: boolean;
 }
 
 /** CREATE TABLE for one table in a dialect; a one-column primary key is declared on the column. */
 export function createTableSql(dialect: Dialect, table: Table): string {
-  const single = table.primaryKey.length === 1 ? table.primaryKey[0] : null;
+  const key = dialect.keys ? table.primaryKey : [];
+  const single = key.length === 1 ? key[0] : null;
   const lines = Object.entries(table.columns).map(([name, type]) => {
     const constraints = [
       isNotNull(type) ? ' NOT NULL' : '',
       name === single ? ' PRIMARY KEY' : '',
-      table.unique?.includes(name) ? ' UNIQUE' : '',
+      dialect.keys && table.unique?.includes(name) ? ' UNIQUE' : '',
     ].join('');
     return `  ${name} ${dialect.columnType(baseType(type))}${constraints}`;
   });
-  if (!single) lines.push(`  PRIMARY KEY (${table.primaryKey.join(', ')})`);
+  if (key.length > 1) lines.push(`  PRIMARY KEY (${key.join(', ')})`);
   return `CREATE TABLE ${table.name} (\n${lines.join(',\n')}\n)${dialect.tableOptions(table)}`;
 }
 

@@ -1,9 +1,14 @@
 import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { buildColumnarFacts, type BuiltFacts } from './duckdb/build-facts.js';
+import { ColumnarReports, type ColumnarOptions } from './duckdb/columnar-reports.js';
+import type { DuckdbSettings } from './duckdb/duckdb-facts.js';
 import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
-import type { Store } from './store.js';
+import type { ReportFacts, Store } from './store.js';
 
 /**
  * `--db` names no vms-read database, and the command may not create one: only `seed` and `demo`
@@ -104,4 +109,64 @@ export async function openStore(
     throw error;
   }
   return store;
+}
+
+/**
+ * The folder of a database's columnar copies: `<file>.facts` beside a SQLite file, or, for a
+ * PostgreSQL URL, a folder named by a hash of the URL (password left out) under the system's
+ * temporary directory. `root` (VMS_READ_FACTS_DIR) replaces the parent folder in both cases.
+ */
+export function factsDirOf(db: string, root?: string): string {
+  if (!isPostgresUrl(db)) {
+    const file = resolve(db);
+    return join(root ? resolve(root) : dirname(file), `${basename(file)}.facts`);
+  }
+  const url = new URL(db);
+  url.password = '';
+  url.searchParams.delete('password');
+  const name = `pg-${createHash('sha256').update(url.toString()).digest('hex').slice(0, 16)}`;
+  return join(root ? resolve(root) : join(tmpdir(), 'vms-read-facts'), name);
+}
+
+export interface ReportFactsOptions extends DuckdbSettings {
+  /** `columnar` (default) or `row` (VMS_READ_REPORT_ENGINE). */
+  engine?: 'columnar' | 'row';
+  /** VMS_READ_FACTS_DIR. */
+  root?: string;
+  log?: ColumnarOptions['log'];
+}
+
+/**
+ * What the service's reports read for the database `db` names: the columnar copy kept at the
+ * store's data stamp (opened now if it exists, else written in the background), or with
+ * `engine: 'row'` the store itself. Closing it closes the copy, not the store.
+ */
+export async function openReportFacts(
+  store: Store,
+  db: string,
+  options: ReportFactsOptions = {},
+): Promise<ReportFacts & { close(): Promise<void> }> {
+  if (options.engine === 'row') {
+    return {
+      reportConcurrency: store.reportConcurrency,
+      latestConfig: (workspaceId) => store.latestConfig(workspaceId),
+      catalogStamp: (workspaceId) => store.catalogStamp(workspaceId),
+      catalogEntries: (workspaceId) => store.catalogEntries(workspaceId),
+      reportEngine: () => store.reportEngine(),
+      close: async () => {},
+    };
+  }
+  const facts = new ColumnarReports(store, { ...options, dir: factsDirOf(db, options.root) });
+  await facts.warm();
+  return facts;
+}
+
+/** After a load (seed, import, refresh): writes the columnar copy for the new data stamp. */
+export async function writeColumnarFacts(
+  store: Store,
+  db: string,
+  options: ReportFactsOptions = {},
+): Promise<BuiltFacts | null> {
+  if (options.engine === 'row') return null;
+  return buildColumnarFacts(store, factsDirOf(db, options.root), options);
 }

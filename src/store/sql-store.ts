@@ -1,10 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import type { Dialect } from './dialect.js';
 import type { Viewer } from './visibility.js';
 import type { SeedSink } from './sink.js';
 import type { ProgramConfig } from './program-config.js';
 import { toTokenRow, toWorkspace } from './row-mapping.js';
 import { DATA_TABLES, TABLES, type DataTable } from './schema.js';
-import { columnNames, type Table } from './table.js';
+import { baseType, columnNames, type Table } from './table.js';
 import { REFRESH_REPORT_FACTS } from './sql/report-facts.js';
 import {
   getVisibleSql,
@@ -16,6 +17,7 @@ import type {
   Keyset,
   NewToken,
   PageQuery,
+  ReportEngine,
   ResourceSource,
   Row,
   SavedQueryRow,
@@ -31,6 +33,18 @@ import type {
  */
 /** Placeholders per key lookup: well under SQLite's and PostgreSQL's limits. */
 const KEY_CHUNK = 500;
+
+/** A fresh data stamp: time-ordered, unique, safe in a file name. */
+export function newDataStamp(): string {
+  return `${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
+}
+
+/** One column as a CSV field in shared SQL: text quoted with quotes doubled, NULL as nothing. */
+function csvField(column: string, type: 'text' | 'integer' | 'bigint'): string {
+  return type === 'text'
+    ? `COALESCE('"' || replace(${column}, '"', '""') || '"', '')`
+    : `COALESCE(CAST(${column} AS TEXT), '')`;
+}
 
 export abstract class SqlStore implements Store {
   abstract readonly dialect: Dialect;
@@ -49,6 +63,53 @@ export abstract class SqlStore implements Store {
 
   async get(sql: string, params: readonly unknown[] = []): Promise<Row | null> {
     return (await this.all(sql, params))[0] ?? null;
+  }
+
+  async dataStamp(): Promise<string> {
+    return (await this.getMeta('data_stamp')) ?? 'none';
+  }
+
+  /** The SQL and parameters that give the data a new stamp, run inside a load's transaction. */
+  protected stampSql(): [string, unknown[]] {
+    return [this.dialect.upsert('meta', ['key', 'value'], ['key']), ['data_stamp', newDataStamp()]];
+  }
+
+  /** Gives data written before stamps existed (or by hand) a stamp, once, after migrating. */
+  protected async ensureDataStamp(): Promise<void> {
+    if ((await this.getMeta('data_stamp')) === null) await this.run(...this.stampSql());
+  }
+
+  /** The row store answers reports itself from its report fact tables. */
+  async reportEngine(): Promise<ReportEngine> {
+    return {
+      name: this.dialect.name,
+      dialect: this.dialect,
+      dataStamp: await this.dataStamp(),
+      run: (sql, params, timeoutMs) => this.runReport(sql, params, timeoutMs),
+    };
+  }
+
+  async *csvPages(
+    table: Table,
+    columns: readonly string[],
+    pageSize: number,
+  ): AsyncIterable<string[]> {
+    const key = table.primaryKey;
+    const line = columns.map((c) => csvField(c, baseType(table.columns[c]))).join(" || ',' || ");
+    const keys = key.map((k, i) => `${k} AS k${i}`).join(', ');
+    const order = `ORDER BY ${key.join(', ')} LIMIT ?`;
+    const first = `SELECT ${line} AS line, ${keys} FROM ${table.name} ${order}`;
+    const next = `SELECT ${line} AS line, ${keys} FROM ${table.name} WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')}) ${order}`;
+    let after: unknown[] | null = null;
+    for (;;) {
+      const rows: Row[] = after
+        ? await this.all(next, [...after, pageSize])
+        : await this.all(first, [pageSize]);
+      if (rows.length > 0) yield rows.map((r) => String(r.line));
+      if (rows.length < pageSize) return;
+      const last = rows[rows.length - 1];
+      after = key.map((_, i) => last[`k${i}`]);
+    }
   }
 
   async getMeta(key: string): Promise<string | null> {
@@ -236,10 +297,14 @@ export abstract class SqlStore implements Store {
     await this.insertRow('saved_queries', row as unknown as Record<string, unknown>);
   }
 
-  /** Rebuilds the report fact tables from their sources (after rows are written outside a sink). */
+  /**
+   * Rebuilds the report fact tables from their sources and gives the data a new stamp: for rows
+   * written outside vms-read's loads (`vms-read facts refresh`).
+   */
   async refreshReportFacts(): Promise<void> {
     await this.transaction(async (tx) => {
       for (const sql of REFRESH_REPORT_FACTS) await tx.run(sql);
+      await tx.run(...this.stampSql());
     });
   }
 
@@ -267,6 +332,7 @@ export abstract class SqlStore implements Store {
   async clearData(): Promise<void> {
     await this.transaction(async (tx) => {
       for (const table of [...DATA_TABLES, 'tokens', 'meta']) await tx.run(`DELETE FROM ${table}`);
+      await tx.run(...this.stampSql());
     });
   }
 }

@@ -1,7 +1,9 @@
+import type { SqlDialect } from '../semantic/dialect.js';
 import type { Dialect } from './dialect.js';
 import type { Viewer, Visibility } from './visibility.js';
 import type { DataTable } from './schema.js';
 import type { SeedSink } from './sink.js';
+import type { Table } from './table.js';
 import type { ProgramConfig } from './program-config.js';
 
 export type Row = Record<string, unknown>;
@@ -123,11 +125,33 @@ export interface ResourceReads {
   getSavedQuery(workspaceId: string, id: string): Promise<Row | null>;
 }
 
+/**
+ * What answers one report query: a database engine over report facts copied or kept at one data
+ * stamp. The compiler renders the query in its dialect; `run` applies a time limit.
+ */
+export interface ReportEngine {
+  /** `duckdb` (the columnar copy), `sqlite` or `postgres` (the row store itself). */
+  readonly name: string;
+  readonly dialect: SqlDialect;
+  /** The row store's data stamp the facts it reads were current at (AdminWrites.dataStamp). */
+  readonly dataStamp: string;
+  /**
+   * Runs a compiled report query within a time limit; rejects with ReportTimeoutError past it,
+   * having stopped the query where the engine can (DuckDB and PostgreSQL interrupt it).
+   * Callers keep at most `reportConcurrency` of these running at once (the ReportGate).
+   */
+  run(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]>;
+}
+
 /** What reports read: the catalog's inputs and the report facts. */
 export interface ReportFacts {
-  readonly dialect: Dialect;
   /** How many report queries it runs at once (report workers or report connections). */
   readonly reportConcurrency: number;
+  /**
+   * The engine to answer a report now: the columnar copy when it holds the row store's current
+   * data stamp, else the row store. Never one whose facts are older than the row store's.
+   */
+  reportEngine(): Promise<ReportEngine>;
   latestConfig(workspaceId: string): Promise<{ version: number; config: ProgramConfig } | null>;
   /** A cheap fingerprint of what a workspace's catalog is built from; changes when any input does. */
   catalogStamp(workspaceId: string): Promise<string>;
@@ -135,15 +159,15 @@ export interface ReportFacts {
   catalogEntries(
     workspaceId: string,
   ): Promise<{ key: string; definition: unknown; enabled: boolean }[]>;
-  /**
-   * Runs a compiled report query within a time limit; rejects with ReportTimeoutError past it.
-   * Callers keep at most `reportConcurrency` of these running at once (the ReportGate).
-   */
-  runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]>;
 }
 
 /** What seeds, imports and the admin commands write, and read to check what they write. */
 export interface AdminWrites {
+  /**
+   * A token that changes with every load of data (seed, import, clear), written in the same
+   * transaction as the data: what the columnar copy and cached results are checked against.
+   */
+  dataStamp(): Promise<string>;
   getMeta(key: string): Promise<string | null>;
   setMeta(key: string, value: string): Promise<void>;
   listWorkspaces(): Promise<Workspace[]>;
@@ -170,6 +194,11 @@ export interface AdminWrites {
     workspaceId: string | null,
     values: readonly string[],
   ): Promise<Set<string>>;
+  /**
+   * Rebuilds the report fact tables from their sources and gives the data a new stamp: for rows
+   * written outside vms-read's own loads (`vms-read facts refresh`).
+   */
+  refreshReportFacts(): Promise<void>;
   /** True when any workspace exists. */
   hasData(): Promise<boolean>;
   /** Removes all data rows (tokens and meta included) so a seed can start again. */
@@ -178,10 +207,20 @@ export interface AdminWrites {
   openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }>;
 }
 
+/** What the columnar copy of the report facts is built from (src/store/duckdb/build-facts.ts). */
+export interface FactSource {
+  dataStamp(): Promise<string>;
+  /**
+   * A table's rows as CSV lines (RFC 4180: text quoted, quotes doubled; NULL an empty unquoted
+   * field; integers in decimal), `columns` only, in primary-key order, a page at a time.
+   */
+  csvPages(table: Table, columns: readonly string[], pageSize: number): AsyncIterable<string[]>;
+}
+
 /**
  * The whole store, as SQLite and PostgreSQL implement it, each keeping its dialect inside. Callers
  * take the part they need: operations `ResourceReads` and `ReportFacts`, authentication
  * `TokenReads`, seeds, imports and admin commands `AdminWrites`, the server `StoreLifecycle`.
  */
 export interface Store
-  extends StoreLifecycle, TokenReads, ResourceReads, ReportFacts, AdminWrites {}
+  extends StoreLifecycle, TokenReads, ResourceReads, ReportFacts, AdminWrites, FactSource {}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -70,6 +70,22 @@ describe('vms-read CLI (DESIGN §5)', () => {
     ]);
     assert.equal(forced.status, 0, forced.stderr);
     assert.deepEqual(JSON.parse(forced.stdout), summary);
+  });
+
+  it('seed and facts refresh write the columnar copy of the report facts for the new data stamp', () => {
+    const facts = `${db}.facts`;
+    const copies = () => readdirSync(facts).filter((name) => name.endsWith('.duckdb'));
+    const [seeded] = copies();
+    assert.match(seeded ?? '', /^[a-z0-9]+-[0-9a-f]+\.duckdb$/);
+    const refreshed = runCli(['facts', 'refresh', '--db', db]);
+    assert.equal(refreshed.status, 0, refreshed.stderr);
+    assert.match(refreshed.stderr, /columnar report facts written to .*\.duckdb/);
+    const [current] = copies();
+    assert.notEqual(current, seeded, 'a new stamp, a new file');
+    assert.equal(copies().length, 1, 'the older copy is removed');
+    const row = runCli(['facts', 'refresh', '--db', db], { VMS_READ_REPORT_ENGINE: 'row' });
+    assert.equal(row.status, 0, row.stderr);
+    assert.deepEqual(copies(), [current], 'with the row engine no copy is written');
   });
 
   it('workspace list --json prints {id, name, plan, catalogSource} per workspace', () => {

@@ -3,10 +3,18 @@ import { createToken } from '../../src/auth/tokens.js';
 import type { Scope } from '../../src/auth/scopes.js';
 import type { OriginConfig } from '../../src/http/server-origin.js';
 import { createService } from '../../src/service.js';
+import type { Executor } from '../../src/operations/executor.js';
 import type { SqlStore } from '../../src/store/sql-store.js';
-import { openTestDatabase, type Dialect, type TestDatabase } from './test-databases.js';
+import {
+  openTestDatabase,
+  openTestFacts,
+  type Dialect,
+  type ReportEngineName,
+  type TestDatabase,
+  type TestFacts,
+} from './test-databases.js';
 
-export { AS_OF, DIALECTS, type Dialect } from './test-databases.js';
+export { AS_OF, DIALECTS, ENGINES, type Dialect } from './test-databases.js';
 export const ALL_SCOPES: Scope[] = ['read:program', 'read:financial', 'read:workforce', 'read:pii'];
 export const WS = 'ws_business';
 export const OTHER_WS = 'ws_team';
@@ -18,10 +26,14 @@ export interface HarnessOptions {
   now?: () => Date;
   origins?: OriginConfig;
   reportQueue?: number;
+  /** What reports read: the columnar copy (the product's default) or the row store. */
+  engine?: ReportEngineName;
 }
 
 export interface Harness extends Pick<TestDatabase, 'all' | 'one' | 'db' | 'dialect'> {
   store: SqlStore;
+  facts: TestFacts;
+  executor: Executor;
   app: FastifyInstance;
   tokens: {
     staff: string;
@@ -44,8 +56,10 @@ export interface Harness extends Pick<TestDatabase, 'all' | 'one' | 'db' | 'dial
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = await openTestDatabase(options.dialect ?? 'sqlite');
   const { store } = database;
-  const { app } = await createService({
+  const facts = await openTestFacts(database, options.engine ?? 'columnar');
+  const { app, executor } = await createService({
     store,
+    facts,
     secret: 'test-secret',
     quotaPerMinute: options.quotaPerMinute ?? 0,
     reportTimeoutMs: options.reportTimeoutMs,
@@ -107,8 +121,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     workerId,
     supplierId,
     supplierCode,
+    facts,
+    executor,
     close: async () => {
       await app.close();
+      await facts.close();
       await database.drop();
     },
   };

@@ -7,9 +7,15 @@ import { seedStore } from '../../src/admin/seed.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { postgresDialect } from '../../src/store/postgres/postgres-dialect.js';
 import type { SqlStore } from '../../src/store/sql-store.js';
+import { openReportFacts, writeColumnarFacts } from '../../src/store/open-store.js';
+import type { ReportFacts } from '../../src/store/store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 export type Dialect = 'sqlite' | 'postgres';
+export type ReportEngineName = 'columnar' | 'row';
+
+/** Report tests that compare engines run once per engine in this list. */
+export const ENGINES: readonly ReportEngineName[] = ['columnar', 'row'];
 
 /** The throwaway cluster scripts/run-tests.mjs started, when PostgreSQL is available. */
 export const TEST_PG_URL = process.env.VMS_READ_TEST_PG_URL;
@@ -129,6 +135,33 @@ export async function openTestDatabase(dialect: Dialect, seeded = true): Promise
       await cleanup
         .query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
         .finally(() => cleanup.end());
+    },
+  };
+}
+
+export type TestFacts = ReportFacts & { close(): Promise<void> };
+
+/**
+ * What a service over a test database reads reports from: the columnar copy (written now, in a
+ * folder of its own that closing removes) or, for `row`, the store itself.
+ */
+export async function openTestFacts(
+  database: TestDatabase,
+  engine: ReportEngineName,
+): Promise<TestFacts> {
+  if (engine === 'row') return openReportFacts(database.store, database.db, { engine });
+  const root = mkdtempSync(join(tmpdir(), 'vms-read-facts-'));
+  await writeColumnarFacts(database.store, database.db, { root });
+  const facts = await openReportFacts(database.store, database.db, { root });
+  return {
+    reportConcurrency: facts.reportConcurrency,
+    reportEngine: () => facts.reportEngine(),
+    latestConfig: (w) => facts.latestConfig(w),
+    catalogStamp: (w) => facts.catalogStamp(w),
+    catalogEntries: (w) => facts.catalogEntries(w),
+    close: async () => {
+      await facts.close();
+      rmSync(root, { recursive: true, force: true });
     },
   };
 }

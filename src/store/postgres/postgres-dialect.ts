@@ -34,6 +34,7 @@ export const postgresDialect: Dialect = {
   placeholders: numberedPlaceholders,
   params: toPostgresParams,
   upsert: onConflictUpsert,
+  keys: true,
   isoWeekStart: (d) => `to_char(date_trunc('week', (${d})::date), 'YYYY-MM-DD')`,
   daysBetween: (a, b) =>
     `(EXTRACT(EPOCH FROM ((${b})::timestamptz - (${a})::timestamptz)) / 86400.0)`,

@@ -177,6 +177,7 @@ export class PostgresStore extends SqlStore {
       await client.query('SELECT pg_advisory_unlock(7468)').catch(() => {});
       await client.end();
     }
+    await this.ensureDataStamp();
   }
 
   /**
@@ -277,6 +278,8 @@ export class PostgresStore extends SqlStore {
       },
       finish: async () => {
         for (const sql of REFRESH_REPORT_FACTS) await client.query(sql);
+        const [stamp, params] = this.stampSql();
+        await client.query(this.dialect.placeholders(stamp), this.dialect.params(params));
         await end('COMMIT');
         const analyze = await this.adminClient();
         await analyze.query('ANALYZE').finally(() => analyze.end());

@@ -8,6 +8,7 @@ export const sqliteDialect: Dialect = {
   placeholders: (sql) => sql,
   params: (params) => params as unknown[],
   upsert: onConflictUpsert,
+  keys: true,
   isoWeekStart: (d) =>
     `date(${d}, '-' || ((CAST(strftime('%w', ${d}) AS INTEGER) + 6) % 7) || ' days')`,
   daysBetween: (a, b) => `(julianday(${b}) - julianday(${a}))`,

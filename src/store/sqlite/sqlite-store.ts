@@ -88,6 +88,7 @@ export class SqliteStore extends SqlStore {
         this.db.pragma(`user_version = ${version + 1}`);
       })();
     }
+    await this.ensureDataStamp();
   }
 
   cacheSizes(): Record<string, number> {
@@ -138,6 +139,8 @@ export class SqliteStore extends SqlStore {
       finish: async () => {
         this.ownWrites++;
         for (const sql of REFRESH_REPORT_FACTS) this.db.exec(sql);
+        const [stamp, params] = this.stampSql();
+        this.db.prepare(stamp).run(...params);
         this.db.exec('COMMIT');
         this.db.pragma('optimize');
         this.db.pragma('wal_checkpoint(TRUNCATE)');

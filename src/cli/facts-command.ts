@@ -1,0 +1,38 @@
+import type { Config } from '../config.js';
+import { writeColumnarFacts, type ReportFactsOptions } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+import { dbOf, openDb, parse, UsageError } from './args.js';
+
+/** The report engine settings of the configuration. */
+export function factsSettings(config: Config): ReportFactsOptions {
+  return { engine: config.reportEngine, root: config.factsDir, memoryLimit: config.factsMemory };
+}
+
+/**
+ * After a load (seed, import, refresh): writes the columnar copy of the report facts for the new
+ * data stamp, so a server answers from it at once, and says where on stderr.
+ */
+export async function writeFactsAfterLoad(store: Store, db: string, config: Config): Promise<void> {
+  const built = await writeColumnarFacts(store, db, factsSettings(config));
+  if (built)
+    process.stderr.write(`columnar report facts written to ${built.path} in ${built.ms} ms\n`);
+}
+
+/**
+ * `facts refresh --db D`: rebuilds the report fact tables from the records, gives the data a new
+ * stamp and writes the columnar copy: for rows written into the database by other means than
+ * vms-read's seed and import. Running servers switch to the new copy on their next report.
+ */
+export async function factsCommand(argv: string[], config: Config): Promise<void> {
+  const [action, ...rest] = argv;
+  if (action !== 'refresh') throw new UsageError('facts takes refresh');
+  const { values } = parse(rest, { db: { type: 'string' } });
+  const db = dbOf(values.db, config);
+  const store = await openDb(db, config);
+  try {
+    await store.refreshReportFacts();
+    await writeFactsAfterLoad(store, db, config);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,125 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { once } from 'node:events';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTableSql } from '../dialect.js';
+import type { FactSource } from '../store.js';
+import { baseType, columnNames, type Table } from '../table.js';
+import { COLUMNAR_TABLES } from './columnar-tables.js';
+import { duckdbDialect } from './duckdb-dialect.js';
+import { duckdbConfig, utcConnection, type DuckdbSettings } from './duckdb-facts.js';
+
+/** The data stamp changed while the copy was being written: the copy is discarded. */
+export class StampMovedError extends Error {
+  constructor() {
+    super('the data changed while the columnar copy was being written; run it again');
+  }
+}
+
+/** The file holding the columnar copy of the data at `stamp`. */
+export function factsPath(dir: string, stamp: string): string {
+  return join(dir, `${stamp}.duckdb`);
+}
+
+/** Lines of CSV read from the row store per page. */
+const PAGE = 20_000;
+
+/** A path inside a SQL string literal. */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** Writes a table's rows from the row store to a CSV file, a page at a time; returns the row count. */
+async function exportTable(
+  source: FactSource,
+  from: Table,
+  columns: string[],
+  file: string,
+): Promise<number> {
+  const out = createWriteStream(file);
+  let rows = 0;
+  try {
+    for await (const lines of source.csvPages(from, columns, PAGE)) {
+      rows += lines.length;
+      if (!out.write(`${lines.join('\n')}\n`)) await once(out, 'drain');
+    }
+  } finally {
+    out.end();
+    await once(out, 'close');
+  }
+  return rows;
+}
+
+/** DuckDB's CSV reader set to read exactly what exportTable wrote, nothing guessed. */
+function readCsvSql(table: Table, file: string): string {
+  const columns = columnNames(table)
+    .map((c) => `${literal(c)}: ${literal(duckdbDialect.columnType(baseType(table.columns[c])))}`)
+    .join(', ');
+  return (
+    `INSERT INTO ${table.name} SELECT * FROM read_csv(${literal(file)}, header = false, ` +
+    `delim = ',', quote = '"', escape = '"', nullstr = '', allow_quoted_nulls = false, ` +
+    `auto_detect = false, columns = {${columns}})`
+  );
+}
+
+/** Removes copies of older stamps and abandoned partial ones (never the one just written). */
+function removeOthers(dir: string, keep: string): void {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (path === keep) continue;
+    if (name.endsWith('.duckdb') || name.endsWith('.duckdb.wal')) rmSync(path, { force: true });
+  }
+}
+
+export interface BuiltFacts {
+  stamp: string;
+  path: string;
+  /** Rows copied per table; empty when a copy for the stamp already existed. */
+  rows: Record<string, number>;
+  ms: number;
+}
+
+/**
+ * Writes the columnar copy of the report facts for the row store's current data stamp into
+ * `dir`: each table of COLUMNAR_TABLES exported from the row store as CSV (page by page, in
+ * constant memory) and read by DuckDB's CSV reader, then the stamp. The file is written under a
+ * temporary name and renamed into place, so a reader sees a whole copy or none; a copy whose
+ * stamp moved while it was written is discarded (StampMovedError). Older copies are removed.
+ */
+export async function buildColumnarFacts(
+  source: FactSource,
+  dir: string,
+  options: DuckdbSettings & { force?: boolean } = {},
+): Promise<BuiltFacts> {
+  const started = performance.now();
+  mkdirSync(dir, { recursive: true });
+  const stamp = await source.dataStamp();
+  const path = factsPath(dir, stamp);
+  if (existsSync(path) && !options.force) return { stamp, path, rows: {}, ms: 0 };
+  const partial = join(dir, `${stamp}.${process.pid}.${Date.now().toString(36)}.partial`);
+  const csv = `${partial}.csv`;
+  const rows: Record<string, number> = {};
+  const instance = await DuckDBInstance.create(partial, duckdbConfig(options, false));
+  try {
+    const connection = await utcConnection(instance);
+    for (const { source: from, table } of COLUMNAR_TABLES) {
+      await connection.run(createTableSql(duckdbDialect, table));
+      rows[table.name] = await exportTable(source, from, columnNames(table), csv);
+      await connection.run(readCsvSql(table, csv));
+    }
+    await connection.run('CREATE TABLE facts_meta (data_stamp VARCHAR NOT NULL)');
+    await connection.run('INSERT INTO facts_meta VALUES (?)', [stamp]);
+    await connection.run('CHECKPOINT');
+    connection.closeSync();
+    instance.closeSync();
+    if ((await source.dataStamp()) !== stamp) throw new StampMovedError();
+    renameSync(partial, path);
+    removeOthers(dir, path);
+    return { stamp, path, rows, ms: Math.round(performance.now() - started) };
+  } catch (error) {
+    instance.closeSync();
+    rmSync(partial, { force: true });
+    rmSync(`${partial}.wal`, { force: true });
+    throw error;
+  } finally {
+    rmSync(csv, { force: true });
+  }
+}
