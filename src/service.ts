@@ -32,6 +32,8 @@ export interface ServiceOptions {
   origins?: OriginConfig;
   /** Report queries that may wait for a turn beyond those running; default 8 per running one. */
   reportQueue?: number;
+  /** Keep report results for repeats (default); false only to measure the engines. */
+  cacheReports?: boolean;
 }
 
 /** DESIGN §4.1: a request the store does not answer within 2 s gets 503 `unavailable`. */
@@ -62,7 +64,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
   return new Executor({
     store: options.store,
     facts,
-    reportResults: new ReportResultCache(),
+    reportResults: new ReportResultCache(options.cacheReports ?? true),
     cursors: createCursorCodec(secret),
     quota: createQuota(options.quotaPerMinute ?? DEFAULT_QUOTA_PER_MINUTE),
     now: options.now ?? (() => new Date()),

@@ -25,6 +25,9 @@ export class ReportResultCache {
   private readonly running = new Map<string, Promise<Row[]>>();
   hits = 0;
 
+  /** `enabled: false` runs every query (benchmarks of the engines themselves). */
+  constructor(private readonly enabled = true) {}
+
   /** The cached result, or `run`'s (shared with an identical query already running). */
   async get(
     engine: ReportEngine,
@@ -32,6 +35,7 @@ export class ReportResultCache {
     params: readonly unknown[],
     run: () => Promise<Row[]>,
   ): Promise<Row[]> {
+    if (!this.enabled) return run();
     const key = JSON.stringify([engine.name, engine.dataStamp, sql, params]);
     const hit = this.results.get(key) ?? this.running.get(key);
     if (hit) {
