@@ -83,6 +83,7 @@ export async function createService(
   options: ServiceOptions,
 ): Promise<{ app: FastifyInstance; executor: Executor }> {
   const executor = await createExecutor(options);
+  executor.prepare(OPERATIONS);
   const app = await buildApp({
     executor,
     operations: OPERATIONS,

@@ -79,6 +79,11 @@ export class Executor {
 
   constructor(readonly deps: ExecutorDeps) {}
 
+  /** Compiles every operation's input validator now, so no request pays for it (start-up). */
+  prepare(operations: readonly AnyOperation[]): void {
+    for (const operation of operations) this.validator(operation);
+  }
+
   authenticate(authorization: string | undefined, receivedAt = monotonicNow()): Promise<Principal> {
     const { store, now, storeTimeoutMs } = this.deps;
     return withDeadline(
