@@ -1,20 +1,20 @@
+import { checkSources, type ImportSource } from '../importer/check-rows.js';
+import { CappedProblems, type ImportProblem } from '../importer/import-problems.js';
 import type { ImportTable } from '../importer/import-tables.js';
-import { checkRows } from '../importer/check-rows.js';
-import type { ImportProblem } from '../importer/import-problems.js';
-import { checkKeys, keyLookups } from '../importer/key-checks.js';
-import { loadTables } from '../importer/load-tables.js';
-import { readImportDirectory } from '../importer/read-directory.js';
-import { findStoredKeys } from '../importer/stored-keys.js';
+import { loadSources } from '../importer/load-tables.js';
+import { listImportDirectory, sourceText } from '../importer/read-directory.js';
 import type { AdminWrites } from '../store/store.js';
 import { requireWorkspace } from './workspaces.js';
 
 export type ImportOutcome =
   | { imported: true; counts: Record<ImportTable, number> }
-  | { imported: false; problems: ImportProblem[] };
+  /** `problems` holds the first PROBLEMS_KEPT of the `total` found. */
+  | { imported: false; problems: ImportProblem[]; total: number };
 
 /**
- * Loads a directory of CSV or NDJSON files into one workspace, all or nothing: every row is
- * checked before anything is written, and with any problem nothing is.
+ * Loads a directory of CSV or NDJSON files into one workspace, all or nothing, in two streamed
+ * passes over the files: every row is checked before anything is written, and with any problem
+ * nothing is. Memory does not grow with the files' size.
  */
 export async function importDirectory(
   store: AdminWrites,
@@ -22,15 +22,16 @@ export async function importDirectory(
   dir: string,
 ): Promise<ImportOutcome> {
   await requireWorkspace(store, workspaceId);
-  const read = await readImportDirectory(dir);
-  if (read.names.length === 0) throw new Error(`${dir} holds no files to import`);
-  const checked = checkRows(read.files, workspaceId);
-  const stored = await findStoredKeys(store, workspaceId, keyLookups(checked.tables));
-  const problems = [
-    ...read.problems,
-    ...checked.problems,
-    ...checkKeys(checked.tables, stored, workspaceId),
-  ];
-  if (problems.length > 0) return { imported: false, problems };
-  return { imported: true, counts: await loadTables(store, checked.tables) };
+  const listed = await listImportDirectory(dir);
+  if (listed.names.length === 0) throw new Error(`${dir} holds no files to import`);
+  const problems = new CappedProblems();
+  for (const problem of listed.problems) problems.push(problem);
+  const sources: ImportSource[] = listed.sources.map((source) => ({
+    ...source,
+    text: () => sourceText(source.path),
+  }));
+  await checkSources(sources, workspaceId, store, problems);
+  if (problems.total > 0)
+    return { imported: false, problems: problems.list, total: problems.total };
+  return { imported: true, counts: await loadSources(sources, workspaceId, store) };
 }

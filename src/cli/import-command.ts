@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { importDirectory } from '../admin/import.js';
 import type { Config } from '../config.js';
-import { formatProblems } from '../importer/import-problems.js';
+import { formatProblems, PROBLEM_CAP } from '../importer/import-problems.js';
 import { dbOf, openDb, parse, requiredId, UsageError } from './args.js';
 import { writeFactsAfterLoad } from './facts-command.js';
 
@@ -25,11 +25,9 @@ export async function importCommand(argv: string[], config: Config): Promise<voi
   try {
     const outcome = await importDirectory(store, workspaceId, dir);
     if (!outcome.imported) {
-      const { problems } = outcome;
-      process.stderr.write(`${formatProblems(problems).join('\n')}\n`);
-      throw new Error(
-        `nothing imported: ${problems.length} problem${problems.length === 1 ? '' : 's'}`,
-      );
+      const { problems, total } = outcome;
+      process.stderr.write(`${formatProblems(problems, PROBLEM_CAP, total).join('\n')}\n`);
+      throw new Error(`nothing imported: ${total} problem${total === 1 ? '' : 's'}`);
     }
     await writeFactsAfterLoad(store, db, config);
     process.stdout.write(

@@ -1,32 +1,44 @@
 /**
- * Every row of every source file through the row rules, collecting `file:line` problems. Pure:
- * the texts come from the caller; the checks that need the store follow in key-checks.ts.
+ * The check pass of an import: every row of every source file, streamed, through the row rules
+ * (row-rules.ts) and the key index (key-index.ts), then the keys against the store. Problems are
+ * pushed as `file:line` as found; nothing is held in memory but a chunk of text and the problems.
  */
-import type { ImportProblem } from './import-problems.js';
-import type { CheckedTable } from './key-checks.js';
+import type { AdminWrites } from '../store/store.js';
+import type { ProblemSink } from './import-problems.js';
+import { KeyIndex } from './key-index.js';
 import { checkRow } from './row-rules.js';
-import { parseSource, type SourceFile } from './source-files.js';
+import { NotUtf8Error, streamSource, type SourceFile } from './source-files.js';
 
-export interface SourceText {
-  source: SourceFile;
-  text: string;
+/** A source file and a way to read its text, in chunks, as many times as asked. */
+export interface ImportSource extends SourceFile {
+  text(): AsyncIterable<string>;
 }
 
-export function checkRows(
-  files: readonly SourceText[],
+export async function checkSources(
+  sources: readonly ImportSource[],
   workspaceId: string,
-): { tables: CheckedTable[]; problems: ImportProblem[] } {
-  const tables: CheckedTable[] = [];
-  const problems: ImportProblem[] = [];
-  for (const { source, text } of files) {
-    const parsed = parseSource(source, text);
-    for (const problem of parsed.problems) problems.push(problem);
-    const rows = parsed.rows.rows.map(({ line, values }) => {
-      const checked = checkRow(source.table, values, { workspaceId, format: source.format });
-      for (const message of checked.problems) problems.push({ file: source.file, line, message });
-      return { line, row: checked.row };
-    });
-    tables.push({ file: source.file, table: source.table, rows });
+  store: Pick<AdminWrites, 'existingKeys'>,
+  problems: ProblemSink,
+): Promise<void> {
+  const keys = new KeyIndex(workspaceId, problems);
+  try {
+    for (const source of sources) {
+      const { file, table, format } = source;
+      try {
+        for await (const rows of streamSource(source, source.text(), problems)) {
+          for (const { line, values } of rows) {
+            const checked = checkRow(table, values, { workspaceId, format });
+            for (const message of checked.problems) problems.push({ file, line, message });
+            keys.note(table, file, line, checked.row);
+          }
+        }
+      } catch (error) {
+        if (!(error instanceof NotUtf8Error)) throw error;
+        problems.push({ file, message: error.message });
+      }
+    }
+    await keys.checkStored(store);
+  } finally {
+    keys.close();
   }
-  return { tables, problems };
 }

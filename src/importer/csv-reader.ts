@@ -3,7 +3,9 @@
  * quotes may hold commas, line breaks and doubled quotes (`""` is one `"`). Nothing is trimmed.
  * Stricter than most readers on purpose, so a broken export is reported rather than misread:
  * a quote inside an unquoted field, text after a closing quote and an unterminated quote are
- * errors. Blank lines between records are skipped. No csv package is installed, hence this file.
+ * errors. Blank lines between records are skipped. No csv package is installed, hence this file:
+ * its messages are part of the importer's contract, and it reads a stream a record at a time
+ * (csvRecords), so a file of any size is read in constant memory.
  */
 
 export interface CsvRecord {
@@ -25,14 +27,15 @@ function breakAt(text: string, i: number): number {
   return 0;
 }
 
-export function readCsv(text: string): CsvResult {
+/** Reads `text`, whose first line is line `firstLine` of the file. */
+export function readCsv(text: string, firstLine = 1): CsvResult {
   const records: CsvRecord[] = [];
   const fail = (line: number, message: string): CsvResult => ({
     records,
     error: { line, message },
   });
   let i = 0;
-  let line = 1;
+  let line = firstLine;
   while (i < text.length) {
     const blank = breakAt(text, i);
     if (blank) {
@@ -92,4 +95,59 @@ export function readCsv(text: string): CsvResult {
     records.push({ line: start, fields });
   }
   return { records, error: null };
+}
+
+/** Text read at most before a record must have ended (a stray quote would read to the end). */
+export const MAX_RECORD_CHARS = 64 * 1024 * 1024;
+
+/**
+ * Where the text can be cut so that only whole records are before the cut: after the last line
+ * break preceded by an even number of quotes (outside every quoted field; a doubled quote counts
+ * twice). -1 when there is none. A malformed quote can misplace the cut, but the reader then stops
+ * at that quote anyway, exactly as it would on the whole text.
+ */
+function lastRecordEnd(text: string): number {
+  let quotes = 0;
+  let end = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) quotes++;
+    else if (c === 10 && quotes % 2 === 0) end = i + 1;
+  }
+  return end;
+}
+
+const countLines = (text: string) => {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+};
+
+/**
+ * The records of a CSV text arriving in chunks, read as readCsv reads the whole text (the same
+ * records, lines and first error), holding one chunk and one unfinished record at a time.
+ */
+export async function* csvRecords(
+  chunks: AsyncIterable<string>,
+): AsyncGenerator<CsvRecord[], { line: number; message: string } | null> {
+  let pending = '';
+  let line = 1;
+  const read = (text: string) => {
+    const result = readCsv(text, line);
+    line += countLines(text);
+    return result;
+  };
+  for await (const chunk of chunks) {
+    pending += chunk;
+    let cut = lastRecordEnd(pending);
+    if (cut === -1 && pending.length > MAX_RECORD_CHARS) cut = pending.length;
+    if (cut === -1) continue;
+    const result = read(pending.slice(0, cut));
+    pending = pending.slice(cut);
+    if (result.records.length > 0) yield result.records;
+    if (result.error) return result.error;
+  }
+  const result = read(pending);
+  if (result.records.length > 0) yield result.records;
+  return result.error;
 }

@@ -8,8 +8,34 @@ export interface ImportProblem {
 /** Problems listed before the rest are summarised in one line. */
 export const PROBLEM_CAP = 100;
 
-/** `file:line: message` lines, by file then line, at most `cap` of them plus a count of the rest. */
-export function formatProblems(problems: readonly ImportProblem[], cap = PROBLEM_CAP): string[] {
+/** Where checks put the problems they find. */
+export interface ProblemSink {
+  push(problem: ImportProblem): void;
+}
+
+/** Problems kept in memory at most; beyond them only the count grows (a file of any size). */
+export const PROBLEMS_KEPT = 10_000;
+
+/** Keeps the first PROBLEMS_KEPT problems found and counts them all. */
+export class CappedProblems implements ProblemSink {
+  readonly list: ImportProblem[] = [];
+  total = 0;
+
+  push(problem: ImportProblem): void {
+    this.total++;
+    if (this.list.length < PROBLEMS_KEPT) this.list.push(problem);
+  }
+}
+
+/**
+ * `file:line: message` lines, by file then line, at most `cap` of them plus a count of the rest
+ * (of `total`, when more were found than kept).
+ */
+export function formatProblems(
+  problems: readonly ImportProblem[],
+  cap = PROBLEM_CAP,
+  total = problems.length,
+): string[] {
   const sorted = [...problems].sort(
     (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || (a.line ?? 0) - (b.line ?? 0),
   );
@@ -18,7 +44,7 @@ export function formatProblems(problems: readonly ImportProblem[], cap = PROBLEM
     .map((p) =>
       p.line === undefined ? `${p.file}: ${p.message}` : `${p.file}:${p.line}: ${p.message}`,
     );
-  const more = sorted.length - cap;
+  const more = total - Math.min(cap, sorted.length);
   if (more > 0) lines.push(`… and ${more} more problem${more === 1 ? '' : 's'}`);
   return lines;
 }

@@ -1,13 +1,18 @@
-/** The I/O edge of reading an import directory: list it, read the source files as UTF-8. */
-import { readdir, readFile, stat } from 'node:fs/promises';
+/** The I/O edge of reading an import directory: list it, stream each source file as UTF-8 text. */
+import { createReadStream } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SourceText } from './check-rows.js';
 import type { ImportProblem } from './import-problems.js';
-import { planSources } from './source-files.js';
+import { NotUtf8Error, planSources, type SourceFile } from './source-files.js';
 
-export async function readImportDirectory(
+export interface ListedSource extends SourceFile {
+  path: string;
+}
+
+/** The directory's names, its import sources in loading order, and the names that are not. */
+export async function listImportDirectory(
   dir: string,
-): Promise<{ names: string[]; files: SourceText[]; problems: ImportProblem[] }> {
+): Promise<{ names: string[]; sources: ListedSource[]; problems: ImportProblem[] }> {
   const names = await readdir(dir);
   const problems: ImportProblem[] = [];
   const regular: string[] = [];
@@ -17,15 +22,33 @@ export async function readImportDirectory(
   }
   const plan = planSources(regular);
   for (const problem of plan.problems) problems.push(problem);
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  const files: SourceText[] = [];
-  for (const source of plan.sources) {
-    const bytes = await readFile(join(dir, source.file));
+  return {
+    names,
+    sources: plan.sources.map((source) => ({ ...source, path: join(dir, source.file) })),
+    problems,
+  };
+}
+
+/** Bytes read at a time. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * A file's text, decoded as UTF-8 a chunk at a time (a character split between chunks is kept
+ * whole), without a leading byte-order mark; throws NotUtf8Error at the first invalid byte.
+ */
+export async function* sourceText(path: string): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  const decode = (bytes?: Buffer) => {
     try {
-      files.push({ source, text: decoder.decode(bytes) });
+      return bytes ? decoder.decode(bytes, { stream: true }) : decoder.decode();
     } catch {
-      problems.push({ file: source.file, message: 'not valid UTF-8 text' });
+      throw new NotUtf8Error();
     }
+  };
+  for await (const bytes of createReadStream(path, { highWaterMark: CHUNK_BYTES })) {
+    const text = decode(bytes as Buffer);
+    if (text) yield text;
   }
-  return { names, files, problems };
+  const rest = decode();
+  if (rest) yield rest;
 }

@@ -3,11 +3,18 @@
  * column → value pairs of each row with the physical line it starts on. CSV values are strings
  * (an empty field is null); NDJSON values are whatever JSON holds. Pure: the caller reads files.
  */
-import { readCsv } from './csv-reader.js';
+import { csvRecords, readCsv, type CsvRecord } from './csv-reader.js';
 import { COLUMN_RULES, IMPORT_TABLES, importTableOf, type ImportTable } from './import-tables.js';
-import { shown, type ImportProblem } from './import-problems.js';
+import { shown, type ImportProblem, type ProblemSink } from './import-problems.js';
 
 export type SourceFormat = 'csv' | 'ndjson';
+
+/** A source file is not UTF-8 text (reading stops at the first invalid byte). */
+export class NotUtf8Error extends Error {
+  constructor() {
+    super('not valid UTF-8 text');
+  }
+}
 
 export interface SourceFile {
   file: string;
@@ -60,84 +67,142 @@ function columnProblem(table: ImportTable, column: string): string | null {
   return null;
 }
 
-function csvRows(source: SourceFile, text: string, problems: ImportProblem[]): RawRow[] {
-  const { file, table } = source;
-  const { records, error } = readCsv(text);
-  if (error) problems.push({ file, ...error });
-  const [header, ...body] = records;
-  if (!header) {
-    if (!error) problems.push({ file, message: 'no header row' });
-    return [];
-  }
-  const columns: [index: number, name: string][] = [];
-  header.fields.forEach((name, index) => {
-    const problem =
-      header.fields.indexOf(name) < index
-        ? `duplicate column ${shown(name)}`
-        : columnProblem(table, name);
-    if (problem) problems.push({ file, line: header.line, message: problem });
-    else columns.push([index, name]);
-  });
-  for (const rule of COLUMN_RULES[table]) {
-    if (rule.required && rule.name !== 'workspace_id' && !header.fields.includes(rule.name))
-      problems.push({ file, line: header.line, message: `missing column ${rule.name}` });
-  }
-  const rows: RawRow[] = [];
-  for (const { line, fields } of body) {
+/**
+ * Turns one source file's records into raw rows as they arrive: the first CSV record is the
+ * header; an NDJSON line is one object. Problems are pushed to `problems`.
+ */
+class RowParser {
+  private header: CsvRecord | null = null;
+  private columns: [index: number, name: string][] = [];
+
+  constructor(
+    private readonly source: SourceFile,
+    private readonly problems: ProblemSink,
+  ) {}
+
+  /** A CSV record: the header first, then rows (null for a record that is not one). */
+  csv(record: CsvRecord): RawRow | null {
+    const { file, table } = this.source;
+    const header = this.header;
+    if (!header) {
+      this.header = record;
+      record.fields.forEach((name, index) => {
+        const problem =
+          record.fields.indexOf(name) < index
+            ? `duplicate column ${shown(name)}`
+            : columnProblem(table, name);
+        if (problem) this.problems.push({ file, line: record.line, message: problem });
+        else this.columns.push([index, name]);
+      });
+      for (const rule of COLUMN_RULES[table]) {
+        if (rule.required && rule.name !== 'workspace_id' && !record.fields.includes(rule.name))
+          this.problems.push({ file, line: record.line, message: `missing column ${rule.name}` });
+      }
+      return null;
+    }
+    const { line, fields } = record;
     if (fields.length !== header.fields.length) {
-      problems.push({
+      this.problems.push({
         file,
         line,
         message: `expected ${header.fields.length} fields as in the header, got ${fields.length}`,
       });
-      continue;
+      return null;
     }
     const values = Object.fromEntries(
-      columns.map(([index, name]) => [name, fields[index] === '' ? null : fields[index]]),
+      this.columns.map(([index, name]) => [name, fields[index] === '' ? null : fields[index]]),
     );
-    rows.push({ line, values });
+    return { line, values };
   }
-  return rows;
-}
 
-function ndjsonRows(source: SourceFile, text: string, problems: ImportProblem[]): RawRow[] {
-  const { file, table } = source;
-  const rows: RawRow[] = [];
-  text.split('\n').forEach((raw, index) => {
-    const line = index + 1;
+  /** The end of a CSV source: its first malformed spot, if any, and a missing header. */
+  csvEnd(error: { line: number; message: string } | null): void {
+    if (error) this.problems.push({ file: this.source.file, ...error });
+    else if (!this.header) this.problems.push({ file: this.source.file, message: 'no header row' });
+  }
+
+  /** One NDJSON line (a carriage return before the break is dropped; blank lines skipped). */
+  ndjson(line: number, raw: string): RawRow | null {
+    const { file, table } = this.source;
     const json = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (json.trim() === '') return;
+    if (json.trim() === '') return null;
     let parsed: unknown;
     try {
       parsed = JSON.parse(json);
     } catch (error) {
-      problems.push({ file, line, message: `not valid JSON (${(error as Error).message})` });
-      return;
+      this.problems.push({ file, line, message: `not valid JSON (${(error as Error).message})` });
+      return null;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       const kind = Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed;
-      problems.push({ file, line, message: `expected a JSON object, got ${kind}` });
-      return;
+      this.problems.push({ file, line, message: `expected a JSON object, got ${kind}` });
+      return null;
     }
     const values: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(parsed)) {
       const problem = columnProblem(table, name);
-      if (problem) problems.push({ file, line, message: problem });
+      if (problem) this.problems.push({ file, line, message: problem });
       else values[name] = value;
     }
-    rows.push({ line, values });
-  });
-  return rows;
+    return { line, values };
+  }
 }
 
-/** The raw rows of one source file's text (a leading byte-order mark is ignored). */
+const withoutBom = (text: string) => (text.startsWith('\uFEFF') ? text.slice(1) : text);
+
+/** The raw rows of one source file's whole text (a leading byte-order mark is ignored). */
 export function parseSource(
   source: SourceFile,
   text: string,
 ): { rows: SourceRows; problems: ImportProblem[] } {
   const problems: ImportProblem[] = [];
-  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const rows =
-    source.format === 'csv' ? csvRows(source, body, problems) : ndjsonRows(source, body, problems);
+  const parser = new RowParser(source, problems);
+  const body = withoutBom(text);
+  const rows: RawRow[] = [];
+  const keep = (row: RawRow | null) => row && rows.push(row);
+  if (source.format === 'csv') {
+    const { records, error } = readCsv(body);
+    records.forEach((record) => keep(parser.csv(record)));
+    parser.csvEnd(error);
+  } else {
+    body.split('\n').forEach((raw, index) => keep(parser.ndjson(index + 1, raw)));
+  }
   return { rows: { ...source, rows }, problems };
+}
+
+/**
+ * The raw rows of one source file as its text arrives in chunks (see sourceText), batch by
+ * batch, in constant memory; problems are pushed to `problems` as found.
+ */
+export async function* streamSource(
+  source: SourceFile,
+  chunks: AsyncIterable<string>,
+  problems: ProblemSink,
+): AsyncGenerator<RawRow[]> {
+  const parser = new RowParser(source, problems);
+  if (source.format === 'csv') {
+    const records = csvRecords(chunks);
+    for (;;) {
+      const next = await records.next();
+      if (next.done) {
+        parser.csvEnd(next.value);
+        return;
+      }
+      yield next.value.flatMap((record) => parser.csv(record) ?? []);
+    }
+  }
+  let pending = '';
+  let line = 1;
+  for await (const chunk of chunks) {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop() ?? '';
+    const rows: RawRow[] = [];
+    for (const raw of lines) {
+      const row = parser.ndjson(line++, raw);
+      if (row) rows.push(row);
+    }
+    yield rows;
+  }
+  const last = parser.ndjson(line, pending);
+  if (last) yield [last];
 }

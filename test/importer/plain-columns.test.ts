@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkRows } from '../../src/importer/check-rows.js';
-import { formatProblems, shown } from '../../src/importer/import-problems.js';
+import { checkSources } from '../../src/importer/check-rows.js';
+import { CappedProblems, formatProblems, shown } from '../../src/importer/import-problems.js';
 import { COLUMN_RULES, IMPORT_TABLES, type ColumnRule } from '../../src/importer/import-tables.js';
 import { planSources } from '../../src/importer/source-files.js';
 import { PLAIN_ID_SHAPE } from '../../src/records/plain-values.js';
@@ -76,11 +76,45 @@ const NOT_IDS = [
 const isPeopleText = (rule: ColumnRule) =>
   rule.type === 'text' && rule.name !== 'workspace_id' && !rule.format && !rule.values;
 
-function problemsOf(table: string, rows: Record<string, unknown>[]): string[] {
+/**
+ * The import's problems for rows of one table, with only the row rules in play: each row gets
+ * an id (and supplier code) of its own unless the row is about that column, and every reference
+ * names a record of the workspace.
+ */
+async function problemsOf(table: string, rows: Record<string, unknown>[]): Promise<string[]> {
   const file = `${table}.ndjson`;
-  const text = rows.map((row) => JSON.stringify(row)).join('\n') + '\n';
-  const plan = planSources([file]);
-  return formatProblems(checkRows([{ source: plan.sources[0], text }], WS).problems, 1000);
+  const own = (row: Record<string, unknown>, column: string, i: number) =>
+    row[column] !== undefined && row[column] === VALID[table][column]
+      ? { [column]: `${String(row[column])}x${i}` }
+      : {};
+  const text =
+    rows
+      .map((row, i) => JSON.stringify({ ...row, ...own(row, 'id', i), ...own(row, 'code', i) }))
+      .join('\n') + '\n';
+  const [source] = planSources([file]).sources;
+  const problems = new CappedProblems();
+  const references = {
+    existingKeys: async (
+      _t: string,
+      column: string,
+      ws: string | null,
+      values: readonly string[],
+    ) => new Set(column === 'id' && ws !== null ? values : []),
+  };
+  await checkSources(
+    [
+      {
+        ...source,
+        text: async function* () {
+          yield text;
+        },
+      },
+    ],
+    WS,
+    references,
+    problems,
+  );
+  return formatProblems(problems.list, 1000, problems.total);
 }
 
 describe('import: plain columns accept only id-shaped or listed values', () => {
@@ -105,8 +139,8 @@ describe('import: plain columns accept only id-shaped or listed values', () => {
   });
 
   for (const table of IMPORT_TABLES) {
-    it(`refuses prose, spaces, emoji, RTL, zero-width and over-long values in each plain column of ${table}, by line`, () => {
-      assert.deepEqual(problemsOf(table, [VALID[table]]), [], 'the valid row passes');
+    it(`refuses prose, spaces, emoji, RTL, zero-width and over-long values in each plain column of ${table}, by line`, async () => {
+      assert.deepEqual(await problemsOf(table, [VALID[table]]), [], 'the valid row passes');
       const rows: Record<string, unknown>[] = [];
       const expected: string[] = [];
       const bad = (column: string, value: string, wanted: string) => {
@@ -122,18 +156,22 @@ describe('import: plain columns accept only id-shaped or listed values', () => {
         for (const value of ['Ignore previous instructions', `${listed[0]} `, `${listed[0]}\u200b`])
           bad(column, value, `one of ${listed.join(', ')}`);
       }
-      assert.deepEqual(problemsOf(table, rows), expected);
+      assert.deepEqual(await problemsOf(table, rows), expected);
     });
   }
 
-  it('accepts people text as given in the columns that are not plain', () => {
+  it('accepts people text as given in the columns that are not plain', async () => {
     const prose = 'Zoë 🚀 — Ignore previous instructions\u200b עברית\nsecond line';
     for (const table of IMPORT_TABLES)
       for (const column of PEOPLE_TEXT[table])
-        assert.deepEqual(problemsOf(table, [{ ...VALID[table], [column]: prose }]), [], column);
+        assert.deepEqual(
+          await problemsOf(table, [{ ...VALID[table], [column]: prose }]),
+          [],
+          column,
+        );
   });
 
-  it('refuses a saved-query definition whose filter carries prose on a listed dimension', () => {
+  it('refuses a saved-query definition whose filter carries prose on a listed dimension', async () => {
     const definition = (dimension: string, value: string) => ({
       query: {
         metrics: ['spend'],
@@ -141,7 +179,7 @@ describe('import: plain columns accept only id-shaped or listed values', () => {
       },
     });
     assert.deepEqual(
-      problemsOf('saved_queries', [
+      await problemsOf('saved_queries', [
         { ...VALID.saved_queries, definition: definition('invoice_status', 'issued') },
         { ...VALID.saved_queries, definition: definition('invoice_status', 'Ignore all rules') },
         {

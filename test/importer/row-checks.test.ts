@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkRows } from '../../src/importer/check-rows.js';
-import { formatProblems } from '../../src/importer/import-problems.js';
+import { checkSources, type ImportSource } from '../../src/importer/check-rows.js';
+import { CappedProblems, formatProblems, PROBLEM_CAP } from '../../src/importer/import-problems.js';
 import type { ImportTable } from '../../src/importer/import-tables.js';
-import { checkKeys, keyLookups, type StoredKeys } from '../../src/importer/key-checks.js';
+import { loadSources } from '../../src/importer/load-tables.js';
+import type { Row } from '../../src/store/sink.js';
+import type { AdminWrites } from '../../src/store/store.js';
 import { planSources } from '../../src/importer/source-files.js';
 import { PLAIN_ID_SHAPE } from '../../src/records/plain-values.js';
 import { AT, VALID, WS } from './valid-rows.js';
@@ -20,21 +22,68 @@ const without = (table: string, column: string) => {
   return row;
 };
 
+/** What the store holds, as the import asks it: ids in any workspace, ids and codes in WS. */
+interface StoredKeys {
+  takenIds: Map<ImportTable, Set<string>>;
+  workspaceIds: Map<ImportTable, Set<string>>;
+  supplierCodes: Set<string>;
+}
+
 const NOTHING_STORED: StoredKeys = {
   takenIds: new Map(),
   workspaceIds: new Map(),
   supplierCodes: new Set(),
 };
 
-/** The pure pipeline of `vms-read import`, with the store's answers given. */
-function check(files: Record<string, string>, stored: StoredKeys = NOTHING_STORED) {
+/** A store as the import sees it: lookups answered from `stored` (and recorded), rows kept. */
+function storeOf(stored: StoredKeys) {
+  const asked: [string, string, string | null, string[]][] = [];
+  const written = new Map<ImportTable, Row[]>();
+  const store: Pick<AdminWrites, 'existingKeys' | 'openSink'> = {
+    existingKeys: async (table, column, workspaceId, values) => {
+      asked.push([table, column, workspaceId, [...values]]);
+      const held =
+        column === 'code'
+          ? stored.supplierCodes
+          : ((workspaceId === null ? stored.takenIds : stored.workspaceIds).get(
+              table as ImportTable,
+            ) ?? new Set());
+      return new Set(values.filter((v) => held.has(v)));
+    },
+    openSink: async () => ({
+      insert: async (table, rows) => {
+        written.set(table as ImportTable, [...(written.get(table as ImportTable) ?? []), ...rows]);
+      },
+      finish: async () => {},
+      abort: async () => {},
+    }),
+  };
+  return { store, asked, written };
+}
+
+/** The pipeline of `vms-read import` over texts given in memory, with the store's answers given. */
+async function check(files: Record<string, string>, stored: StoredKeys = NOTHING_STORED) {
   const plan = planSources(Object.keys(files));
-  const rows = checkRows(
-    plan.sources.map((source) => ({ source, text: files[source.file] })),
-    WS,
-  );
-  const problems = [...plan.problems, ...rows.problems, ...checkKeys(rows.tables, stored, WS)];
-  return { tables: rows.tables, lines: formatProblems(problems) };
+  const sources: ImportSource[] = plan.sources.map((source) => ({
+    ...source,
+    // Two chunks, split mid-text, to read as a stream does.
+    text: async function* () {
+      const text = files[source.file];
+      const half = Math.floor(text.length / 2);
+      yield text.slice(0, half);
+      yield text.slice(half);
+    },
+  }));
+  const problems = new CappedProblems();
+  for (const problem of plan.problems) problems.push(problem);
+  const { store, asked, written } = storeOf(stored);
+  await checkSources(sources, WS, store, problems);
+  if (problems.total === 0) await loadSources(sources, WS, store);
+  return {
+    written,
+    asked,
+    lines: formatProblems(problems.list, PROBLEM_CAP, problems.total),
+  };
 }
 
 /** Workers in CSV: the columns of VALID.workers, in this order. */
@@ -254,20 +303,20 @@ function errorOf(json: string): string {
 
 describe('import row checks: each rule gives file:line: message', () => {
   for (const [rule, files, expected] of CASES) {
-    it(`reports ${rule}`, () => {
-      assert.deepEqual(check(files).lines, expected);
+    it(`reports ${rule}`, async () => {
+      assert.deepEqual((await check(files)).lines, expected);
     });
   }
 
-  it('collects any number of problems (no call-stack limit on large files)', () => {
+  it('counts any number of problems, keeping the first ones (no call-stack limit on large files)', async () => {
     // Each row lacks 6 required columns, and all but the first repeat the id: 1,049,999 problems.
-    const { lines } = check({ 'workers.ndjson': '{"id": "w"}\n'.repeat(150_000) });
+    const { lines } = await check({ 'workers.ndjson': '{"id": "w"}\n'.repeat(150_000) });
     assert.equal(lines.length, 101);
     assert.equal(lines[100], '… and 1049899 more problems');
   });
 
-  it('accepts a consistent set and builds stored rows: workspace set, CSV empty as null, flags 0/1', () => {
-    const { tables, lines } = check({
+  it('accepts a consistent set and writes stored rows: workspace set, CSV empty as null, flags 0/1', async () => {
+    const { written, lines } = await check({
       'workers.csv': [
         `${WORKER_HEADER},work_email`,
         `${WORKER_CSV_ROW},`,
@@ -282,83 +331,63 @@ describe('import row checks: each rule gives file:line: message', () => {
       'saved_queries.ndjson': ndjson(valid('saved_queries')),
     });
     assert.deepEqual(lines, []);
-    const rows = (table: ImportTable) =>
-      tables.find((t) => t.table === table)?.rows.map((r) => [r.line, r.row]);
+    const rows = (table: ImportTable) => written.get(table);
+    assert.deepEqual(rows('workers'), [
+      {
+        id: 'wkr_1',
+        workspace_id: WS,
+        supplier_ref: null,
+        org_unit_key: null,
+        type: 'profile_only',
+        display_name: 'Ana',
+        work_email: null,
+        classification_status: null,
+        tenure_start: null,
+        onboarding_state: 'active',
+        status: 'active',
+        created_at: AT,
+        updated_at: AT,
+      },
+      {
+        id: 'wkr_2',
+        workspace_id: WS,
+        supplier_ref: null,
+        org_unit_key: null,
+        type: 'profile_only',
+        display_name: 'Zoë "Z" 🚀\nline two',
+        work_email: 'z@example.com',
+        classification_status: null,
+        tenure_start: null,
+        onboarding_state: 'active',
+        status: 'active',
+        created_at: AT,
+        updated_at: AT,
+      },
+    ]);
     assert.deepEqual(
-      rows('workers')?.map(([line, row]) => [line, row]),
-      [
-        [
-          2,
-          {
-            id: 'wkr_1',
-            workspace_id: WS,
-            supplier_ref: null,
-            org_unit_key: null,
-            type: 'profile_only',
-            display_name: 'Ana',
-            work_email: null,
-            classification_status: null,
-            tenure_start: null,
-            onboarding_state: 'active',
-            status: 'active',
-            created_at: AT,
-            updated_at: AT,
-          },
-        ],
-        [
-          3,
-          {
-            id: 'wkr_2',
-            workspace_id: WS,
-            supplier_ref: null,
-            org_unit_key: null,
-            type: 'profile_only',
-            display_name: 'Zoë "Z" 🚀\nline two',
-            work_email: 'z@example.com',
-            classification_status: null,
-            tenure_start: null,
-            onboarding_state: 'active',
-            status: 'active',
-            created_at: AT,
-            updated_at: AT,
-          },
-        ],
-      ],
-    );
-    assert.deepEqual(
-      rows('time_entries')?.map(([, row]) => (row as Record<string, unknown>).captured_on_behalf),
+      rows('time_entries')?.map((row) => row.captured_on_behalf),
       [0, 1],
     );
-    assert.equal(
-      (rows('saved_queries')?.[0][1] as Record<string, unknown>).definition,
-      '{"query":{"metrics":["spend"]}}',
-    );
+    assert.equal(rows('saved_queries')?.[0].definition, '{"query":{"metrics":["spend"]}}');
   });
 
-  it('accepts references and codes the workspace holds, and refuses ids any workspace holds', () => {
+  it('accepts references and codes the workspace holds, and refuses ids any workspace holds', async () => {
     const files = {
       'suppliers.ndjson': ndjson(valid('suppliers')),
       'assignments.ndjson': ndjson(valid('assignments', { worker_id: 'wkr_ws' })),
     };
-    const plan = planSources(Object.keys(files));
-    const { tables } = checkRows(
-      plan.sources.map((source) => ({ source, text: files[source.file as keyof typeof files] })),
-      WS,
-    );
-    assert.deepEqual(keyLookups(tables), {
-      ids: new Map([
-        ['suppliers', ['sup_1']],
-        ['assignments', ['asg_1']],
-      ]),
-      references: new Map([['workers', ['wkr_ws']]]),
-      supplierCodes: ['IMP-1'],
-    });
+    assert.deepEqual((await check(files)).asked, [
+      ['suppliers', 'id', null, ['sup_1']],
+      ['assignments', 'id', null, ['asg_1']],
+      ['suppliers', 'code', WS, ['IMP-1']],
+      ['workers', 'id', WS, ['wkr_ws']],
+    ]);
     const stored: StoredKeys = {
       takenIds: new Map([['assignments', new Set(['asg_1'])]]),
       workspaceIds: new Map([['workers', new Set(['wkr_ws'])]]),
       supplierCodes: new Set(['IMP-1']),
     };
-    assert.deepEqual(check(files, stored).lines, [
+    assert.deepEqual((await check(files, stored)).lines, [
       'assignments.ndjson:1: id "asg_1" already exists in assignments (ids are unique across workspaces)',
       'suppliers.ndjson:1: code "IMP-1" already exists in workspace ws_business',
     ]);
