@@ -1,15 +1,23 @@
-// The ceiling the service is measured against: node:http + better-sqlite3 + JSON.stringify with
-// hand-written SQL over the same data, and no validation, auth, provenance, cursors or logging.
-// Usage: node bench/baseline-server.mjs <db> <port>
+// The honest ceiling the service is measured against: node:http + better-sqlite3 doing the same
+// reads over the same data and sending byte for byte the bodies the service sends (envelopes,
+// provenance, cursors), which it holds precomputed as a raw server with a cache would: only a fresh
+// request id goes into each. So the ratio is what the service adds (routing, auth, validation,
+// visibility, mapping, cursors, logging), not a difference in payload.
+// Usage: node bench/baseline-server.mjs <db> <port> <bodies.json>
 import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { RAW_REPORTS } from './typical-reports.mjs';
 
-const [dbPath, port] = process.argv.slice(2);
+export const REQUEST_ID_MARK = '"request_id":"@@"';
+
+const [dbPath, port, bodiesFile] = process.argv.slice(2);
+const bodies = new Map(Object.entries(JSON.parse(readFileSync(bodiesFile, 'utf8'))));
 const db = new Database(dbPath, { readonly: true });
 const WS = 'ws_business';
 const listWorkers = db.prepare(
-  `SELECT * FROM workers WHERE workspace_id = ? ORDER BY created_at, id LIMIT 50`,
+  `SELECT * FROM workers WHERE workspace_id = ? ORDER BY created_at, id LIMIT 51`,
 );
 const getWorker = db.prepare(`SELECT * FROM workers WHERE id = ? AND workspace_id = ?`);
 const getTimesheet = db.prepare(`SELECT * FROM timesheets WHERE id = ? AND workspace_id = ?`);
@@ -20,31 +28,32 @@ const getInvoice = db.prepare(`SELECT * FROM invoices WHERE id = ? AND workspace
 const lines = db.prepare(
   `SELECT * FROM invoice_lines WHERE invoice_id = ? ORDER BY created_at, id LIMIT 500`,
 );
-
 const rawReports = Object.fromEntries(
   Object.entries(RAW_REPORTS).map(([name, sql]) => [name, db.prepare(sql)]),
 );
 
-const routes = {
-  '/raw/report': (name) => ({ rows: rawReports[name].all() }),
-  '/api/v1/workers': () => ({ items: listWorkers.all(WS) }),
-  '/api/v1/workers/item': (id) => ({ item: getWorker.get(id, WS) ?? null }),
-  '/api/v1/timesheets/item': (id) => {
-    const timesheet = getTimesheet.get(id, WS);
-    return { item: timesheet ? { timesheet, entries: entries.all(id) } : null };
-  },
-  '/api/v1/invoices/item': (id) => {
-    const invoice = getInvoice.get(id, WS);
-    return { item: invoice ? { invoice, lines: lines.all(id) } : null };
-  },
+/** The reads each path does: the same rows the service reads for it. */
+const reads = {
+  '/raw/report': (name) => rawReports[name].all(),
+  '/api/v1/workers': () => listWorkers.all(WS),
+  '/api/v1/workers/item': (id) => getWorker.get(id, WS),
+  '/api/v1/timesheets/item': (id) => getTimesheet.get(id, WS) && entries.all(id),
+  '/api/v1/invoices/item': (id) => getInvoice.get(id, WS) && lines.all(id),
 };
 
 createServer((req, res) => {
   const url = new URL(req.url, 'http://x');
-  const route = routes[url.pathname];
-  const body = route
-    ? JSON.stringify({ data: route(url.searchParams.get('id') ?? url.searchParams.get('name')) })
-    : '{}';
-  res.writeHead(route ? 200 : 404, { 'content-type': 'application/json' });
-  res.end(body);
+  const read = reads[url.pathname];
+  const template = bodies.get(req.url);
+  if (!read || template === undefined) {
+    res.writeHead(404).end();
+    return;
+  }
+  read(url.searchParams.get('id') ?? url.searchParams.get('name'));
+  const requestId = randomUUID();
+  res.writeHead(200, {
+    'content-type': 'application/json; charset=utf-8',
+    'x-request-id': requestId,
+  });
+  res.end(template.replace(REQUEST_ID_MARK, `"request_id":"${requestId}"`));
 }).listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));

@@ -149,7 +149,11 @@ for (const result of results) {
   const body = TYPICAL_QUERIES[result.name];
   await row.ask(body);
   const times = await timeRuns(Math.min(RUNS, 11), () => row.ask(body));
-  result.rowStore = { engine: store.dialect.name, p50Ms: quantile(times, 0.5), p95Ms: quantile(times, 0.95) };
+  result.rowStore = {
+    engine: store.dialect.name,
+    p50Ms: quantile(times, 0.5),
+    p95Ms: quantile(times, 0.95),
+  };
 }
 await row.close();
 
@@ -171,7 +175,10 @@ for (const result of results) {
     const times = await timeRuns(Math.min(RUNS, 11), () => statement.all(workspace));
     result.handWritten.sqliteP50Ms = quantile(times, 0.5);
   }
-  result.serviceOverEngine = round(result.columnar.p50Ms / result.columnar.compiledSqlDirectP50Ms, 2);
+  result.serviceOverEngine = round(
+    result.columnar.p50Ms / result.columnar.compiledSqlDirectP50Ms,
+    2,
+  );
   delete result.compiled;
 }
 connection.closeSync();

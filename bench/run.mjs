@@ -2,17 +2,18 @@
 // measured in the same run, on the medium seed. Writes bench/results/<ISO date-time>.json.
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { CLI, cli, freePort, log } from './lib.mjs';
-import { RAW_REPORTS, TYPICAL_QUERIES } from './typical-reports.mjs';
+import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
-    db: { type: 'string', default: 'bench/data/medium.db' },
+    scale: { type: 'string', default: 'medium' },
+    db: { type: 'string' },
     seconds: { type: 'string' },
     connections: { type: 'string', default: '10' },
   },
@@ -22,35 +23,75 @@ const SECONDS = Number(values.seconds ?? (QUICK ? 3 : 10));
 const CONNECTIONS = Number(values.connections);
 const REPORT_RUNS = QUICK ? 7 : 21;
 const SOAK_SECONDS = QUICK ? 0 : 60;
-const SEED = { scale: 'medium', seed: '1', asOf: '2026-06-30' };
+const SEED = { scale: values.scale, seed: '1', asOf: '2026-06-30' };
+values.db ??= `bench/data/${values.scale}.db`;
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x, digits = 1) => Number(x.toFixed(digits));
 
-
-/** Seeds the medium database once and reuses it while the seed arguments are the same. */
+/**
+ * Seeds the database once and reuses it while the seed arguments are the same; returns the seed's
+ * figures (of this run, or of the run that seeded it): seconds, rows, rows/s, peak RSS.
+ */
 function ensureDatabase() {
   const marker = `${values.db}.seed.json`;
   const wanted = JSON.stringify(SEED);
-  if (existsSync(values.db) && existsSync(marker) && readFileSync(marker, 'utf8') === wanted)
-    return null;
+  if (existsSync(values.db) && existsSync(marker)) {
+    const held = JSON.parse(readFileSync(marker, 'utf8'));
+    if (JSON.stringify(held.seed ?? held) === wanted) return held.figures ?? null;
+  }
   mkdirSync('bench/data', { recursive: true });
   log(`seeding ${values.db} (scale ${SEED.scale}); reused by later runs`);
   const started = Date.now();
-  cli([
-    'seed',
-    '--db',
-    values.db,
-    '--scale',
-    SEED.scale,
-    '--seed',
-    SEED.seed,
-    '--as-of',
-    SEED.asOf,
-    '--force',
-  ]);
-  writeFileSync(marker, wanted);
-  return round((Date.now() - started) / 1000);
+  const result = spawnSync(
+    '/usr/bin/time',
+    [
+      '-v',
+      process.execPath,
+      CLI,
+      'seed',
+      '--db',
+      values.db,
+      '--scale',
+      SEED.scale,
+      '--seed',
+      SEED.seed,
+      '--as-of',
+      SEED.asOf,
+      '--force',
+    ],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (result.status !== 0) throw new Error(`seed failed: ${result.stderr}`);
+  const seconds = (Date.now() - started) / 1000;
+  const summary = JSON.parse(result.stdout);
+  const rows = summary.workspaces.reduce(
+    (sum, w) => sum + Object.values(w.counts).reduce((a, b) => a + b, 0),
+    0,
+  );
+  const figures = {
+    seconds: round(seconds),
+    rows,
+    rowsPerSecond: Math.round(rows / seconds),
+    peakRssMb: round(
+      Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)[1]) / 1024,
+    ),
+    columnarCopySeconds: round(
+      Number(/written to .* in (\d+) ms/.exec(result.stderr)?.[1] ?? 0) / 1000,
+    ),
+  };
+  writeFileSync(marker, JSON.stringify({ seed: SEED, figures }));
+  return figures;
+}
+
+/** Runs another benchmark script of this folder and returns the JSON it writes. */
+function runBench(script, args) {
+  const out = `bench/data/${script}.json`;
+  const result = spawnSync(process.execPath, [`bench/${script}.mjs`, ...args, '--out', out], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0) throw new Error(`bench/${script}.mjs failed`);
+  return JSON.parse(readFileSync(out, 'utf8'));
 }
 
 async function waitFor(url) {
@@ -138,8 +179,49 @@ async function load(base, { method = 'GET', path, pick, body, headers = {} }, se
   };
 }
 
+const REQUEST_ID_MARK = '"request_id":"@@"';
+
+/** A service answer's body with its request id replaced by the mark the baseline fills in. */
+async function template(response) {
+  const body = await response.text();
+  if (!response.ok) throw new Error(`${response.url}: ${response.status} ${body.slice(0, 200)}`);
+  const id = response.headers.get('x-request-id');
+  return body.replace(`"request_id":"${id}"`, REQUEST_ID_MARK);
+}
+
+/** The bodies the baseline sends, by its URL: the service's answers to the same requests. */
+async function captureBodies(base, auth, ids) {
+  const bodies = {};
+  const get = (path) => fetch(`${base}${path}`, { headers: auth });
+  bodies['/api/v1/workers'] = await template(await get('/api/v1/workers?limit=50'));
+  for (const [resource, list] of Object.entries(ids))
+    for (const id of list) {
+      const path = `/api/v1/${resource}/item?id=${encodeURIComponent(id)}`;
+      bodies[path] = await template(await get(path));
+    }
+  for (const [name, body] of Object.entries(TYPICAL_QUERIES)) {
+    const response = await fetch(`${base}/api/v1/reports/query`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    bodies[`/raw/report?name=${encodeURIComponent(name)}`] = await template(response);
+  }
+  return bodies;
+}
+
+/** True when the service and the baseline send bodies of the same bytes but for the request id. */
+async function compareBodies(serviceBase, baselineBase, auth, workerId) {
+  const path = `/api/v1/workers/item?id=${encodeURIComponent(workerId)}`;
+  const [a, b] = await Promise.all([
+    fetch(`${serviceBase}${path}`, { headers: auth }).then(template),
+    fetch(`${baselineBase}${path}`).then(template),
+  ]);
+  return a === b;
+}
+
 async function main() {
-  const seedSeconds = ensureDatabase();
+  const seedFigures = ensureDatabase();
   const db = new Database(values.db, { readonly: true });
   const sample = (sql) =>
     db
@@ -174,14 +256,20 @@ async function main() {
     VMS_READ_QUOTA_PER_MINUTE: '0',
     LOG_LEVEL: 'warn',
   });
-  const baseline = start(['bench/baseline-server.mjs', values.db, String(baselinePort)]);
   const serviceBase = `http://127.0.0.1:${servicePort}`;
   const baselineBase = `http://127.0.0.1:${baselinePort}`;
+  let baseline;
   try {
-    await Promise.all([
-      waitFor(`${serviceBase}/healthz`),
-      waitFor(`${baselineBase}/api/v1/workers`),
-    ]);
+    await waitFor(`${serviceBase}/healthz`);
+    // The baseline sends the service's own bodies (a fresh request id in each): capture them.
+    const bodiesFile = 'bench/data/baseline-bodies.json';
+    writeFileSync(
+      bodiesFile,
+      JSON.stringify(await captureBodies(serviceBase, auth, { workers, timesheets, invoices })),
+    );
+    baseline = start(['bench/baseline-server.mjs', values.db, String(baselinePort), bodiesFile]);
+    await waitFor(`${baselineBase}/api/v1/workers`);
+    const sameBytes = await compareBodies(serviceBase, baselineBase, auth, workers[0]);
     const rss = rssSampler(service.pid);
     const itemPath = (prefix, ids) => (i) =>
       `${prefix}?id=${encodeURIComponent(ids[i % ids.length])}`;
@@ -260,32 +348,10 @@ async function main() {
       results.push({ name: w.name, service: s, baseline: b, ratio: round(s.rps / b.rps, 2) });
     }
 
-    log('reports: single-flight latency, service over HTTP vs the raw SQL in process');
-    const reports = [];
-    for (const [name, body] of Object.entries(TYPICAL_QUERIES)) {
-      const serviceTimes = [];
-      for (let i = 0; i <= REPORT_RUNS; i++) {
-        const started = performance.now();
-        const response = await fetch(`${serviceBase}/api/v1/reports/query`, {
-          method: 'POST',
-          headers: { ...auth, ...json },
-          body: JSON.stringify(body),
-        });
-        if (!response.ok) throw new Error(`${name}: ${response.status}`);
-        await response.arrayBuffer();
-        if (i > 0) serviceTimes.push(performance.now() - started);
-      }
-      const raw = db.prepare(RAW_REPORTS[name]);
-      const rawTimes = [];
-      for (let i = 0; i <= REPORT_RUNS; i++) {
-        const started = performance.now();
-        raw.all();
-        if (i > 0) rawTimes.push(performance.now() - started);
-      }
-      const serviceMs = round(median(serviceTimes));
-      const rawMs = round(median(rawTimes));
-      reports.push({ name, serviceMs, rawMs, ratio: round(serviceMs / rawMs, 2) });
-    }
+    log('reports: columnar copy, row store, hand-written SQL, cached repeats');
+    const reportLatency = runBench('reports', ['--db', values.db, '--runs', String(REPORT_RUNS)]);
+    log('import: a generated file of time entries');
+    const importFigures = runBench('import', ['--rows', QUICK ? '50000' : '200000']);
 
     let soak = null;
     if (SOAK_SECONDS > 0) {
@@ -316,9 +382,11 @@ async function main() {
       quick: QUICK,
       secondsPerWorkload: SECONDS,
       connections: CONNECTIONS,
-      seed: { ...SEED, seededThisRunSeconds: seedSeconds },
+      seed: { ...SEED, ...seedFigures },
+      reportLatency,
+      import: importFigures,
+      baselineSendsSameBytes: sameBytes,
       workloads: results,
-      reports,
       peakRssMb,
       soak,
     };
@@ -329,12 +397,12 @@ async function main() {
     console.log(`\nwritten to ${file}`);
   } finally {
     service.kill('SIGTERM');
-    baseline.kill('SIGTERM');
+    baseline?.kill('SIGTERM');
     db.close();
   }
 }
 
-function printTable({ workloads, reports, peakRssMb, soak }) {
+function printTable({ workloads, reportLatency, seed, import: imported, peakRssMb, soak }) {
   const pad = (x, n) => String(x).padEnd(n);
   const padl = (x, n) => String(x).padStart(n);
   console.log(
@@ -345,11 +413,23 @@ function printTable({ workloads, reports, peakRssMb, soak }) {
       `${pad(w.name, 58)}${padl(w.service.rps, 9)}${padl(w.service.p50Ms, 6)}${padl(w.service.p99Ms, 6)} | ${padl(w.baseline.rps, 9)}${padl(w.baseline.p50Ms, 6)}${padl(w.baseline.p99Ms, 6)} | ${padl(w.ratio, 6)}`,
     );
   }
-  console.log(
-    `\n${pad('report', 58)}${padl('service ms', 11)}${padl('raw ms', 9)}${padl('ratio', 7)}`,
+  console.log(`\nreports on ${reportLatency.workspace} (ms):`);
+  console.table(
+    reportLatency.reports.map((r) => ({
+      report: r.name,
+      first: r.columnar.firstAfterStartMs,
+      p50: r.columnar.p50Ms,
+      p95: r.columnar.p95Ms,
+      'engine SQL': r.columnar.compiledSqlDirectP50Ms,
+      'service/engine': r.serviceOverEngine,
+      cached: r.cachedRepeat.p50Ms,
+      'row store': r.rowStore.p50Ms,
+      'hand DuckDB': r.handWritten.duckdbP50Ms,
+      'hand SQLite': r.handWritten.sqliteP50Ms ?? '-',
+    })),
   );
-  for (const r of reports)
-    console.log(`${pad(r.name, 58)}${padl(r.serviceMs, 11)}${padl(r.rawMs, 9)}${padl(r.ratio, 7)}`);
+  if (seed) console.log(`seed: ${JSON.stringify(seed)}`);
+  console.log(`import: ${JSON.stringify(imported)}`);
   console.log(
     `\npeak RSS of the service: ${peakRssMb} MB${soak ? `; over a ${soak.seconds} s soak: ${soak.rssFirst10sMb} MB in the first 10 s, ${soak.rssLast10sMb} MB in the last 10 s` : ''}`,
   );

@@ -90,7 +90,6 @@ function prng(seed) {
   return { next, int, pick, sample, weighted };
 }
 
-
 const seedArgs = (db) => [
   'seed',
   '--db',

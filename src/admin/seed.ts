@@ -1,4 +1,6 @@
 import { generateSeed, type Scale, type SeedSummary } from '../seed/generate.js';
+import { sqliteSeedTarget } from '../store/open-store.js';
+import { seedIntoNewFile } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { AdminError } from './admin-error.js';
 
@@ -42,4 +44,26 @@ export async function seedDatabase(
   }
   const { scale, seed, asOf } = options;
   return seedStore(store, { scale, seed, asOf });
+}
+
+/**
+ * Seeds the SQLite file at `path` by writing a new file and putting it in place (see
+ * seedIntoNewFile): an existing file that holds data is replaced only with `replace`. `after`
+ * runs on the new database before it is put in place (the columnar copy is written there).
+ */
+export async function seedSqliteFile(
+  path: string,
+  options: SeedOptions & { replace: boolean },
+  after: (store: Store) => Promise<void> = async () => {},
+): Promise<SeedSummary> {
+  const target = sqliteSeedTarget(path);
+  if (target === 'foreign')
+    throw new AdminError(`${path} is not a vms-read database; seed does not overwrite it`);
+  if (target === 'data' && !options.replace) throw new StoreHoldsDataError();
+  const { scale, seed, asOf } = options;
+  return seedIntoNewFile(path, async (store) => {
+    const summary = await seedStore(store, { scale, seed, asOf });
+    await after(store);
+    return summary;
+  });
 }

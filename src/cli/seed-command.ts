@@ -1,4 +1,6 @@
-import { SCALES, seedDatabase, StoreHoldsDataError } from '../admin/seed.js';
+import { resolve } from 'node:path';
+import { SCALES, seedDatabase, seedSqliteFile, StoreHoldsDataError } from '../admin/seed.js';
+import { isPostgresUrl } from '../store/open-store.js';
 import type { Config } from '../config.js';
 import type { Scale } from '../seed/generate.js';
 import { writeFactsAfterLoad } from './facts-command.js';
@@ -18,17 +20,27 @@ export async function seedCommand(argv: string[], config: Config): Promise<void>
   const asOf = values['as-of'] ?? todayUtc();
   if (!isCalendarDate(asOf)) throw new UsageError('--as-of must be a calendar date YYYY-MM-DD');
   const db = dbOf(values.db, config);
+  const options = { scale, seed, asOf, replace: values.force };
+  const summary = await seedAt(db, options, config).catch((error: unknown) => {
+    if (error instanceof StoreHoldsDataError)
+      throw new UsageError(`${error.message}; pass --force to replace it`);
+    throw error;
+  });
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
+/**
+ * A SQLite file is written anew and put in place (no write-ahead log the size of the data);
+ * PostgreSQL is seeded in one transaction. Either way the columnar copy follows.
+ */
+async function seedAt(db: string, options: Parameters<typeof seedDatabase>[1], config: Config) {
+  if (!isPostgresUrl(db))
+    return seedSqliteFile(resolve(db), options, (store) => writeFactsAfterLoad(store, db, config));
   const store = await openDb(db, config, { create: true });
   try {
-    const summary = await seedDatabase(store, { scale, seed, asOf, replace: values.force }).catch(
-      (error: unknown) => {
-        if (error instanceof StoreHoldsDataError)
-          throw new UsageError(`${error.message}; pass --force to replace it`);
-        throw error;
-      },
-    );
+    const summary = await seedDatabase(store, options);
     await writeFactsAfterLoad(store, db, config);
-    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    return summary;
   } finally {
     await store.close();
   }

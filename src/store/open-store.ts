@@ -60,6 +60,22 @@ function sqliteProblem(path: string): string | null {
   }
 }
 
+/**
+ * What a seed finds at a SQLite path, read without changing it: nothing (no file or an empty
+ * one), a vms-read database with or without data, or something else it must not overwrite.
+ */
+export function sqliteSeedTarget(path: string): 'none' | 'empty' | 'data' | 'foreign' {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat || (stat.isFile() && stat.size === 0)) return 'none';
+  if (sqliteProblem(path) !== null) return 'foreign';
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare('SELECT 1 FROM workspaces LIMIT 1').get() ? 'data' : 'empty';
+  } finally {
+    db.close();
+  }
+}
+
 /** The same question of a PostgreSQL database, asked without writing anything. */
 async function postgresProblem(store: PostgresStore): Promise<string | null> {
   try {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -70,6 +70,20 @@ describe('vms-read CLI (DESIGN §5)', () => {
     ]);
     assert.equal(forced.status, 0, forced.stderr);
     assert.deepEqual(JSON.parse(forced.stdout), summary);
+  });
+
+  it('seed writes a new file and puts it in place, and never overwrites a file that is not a vms-read database', () => {
+    const other = join(dir, 'notes.txt');
+    writeFileSync(other, 'my notes\n');
+    const refused = runCli(['seed', '--db', other, '--scale', 'tiny', '--force']);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /is not a vms-read database; seed does not overwrite it/);
+    assert.equal(readFileSync(other, 'utf8'), 'my notes\n');
+    // No temporary file is left beside the database the earlier seeds wrote.
+    assert.deepEqual(
+      readdirSync(join(dir, 'data')).filter((name) => name.includes('.seeding-')),
+      [],
+    );
   });
 
   it('seed and facts refresh write the columnar copy of the report facts for the new data stamp', () => {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SeedSink } from '../sink.js';
 import { migrationSql } from '../dialect.js';
@@ -31,12 +31,19 @@ export class SqliteStore extends SqlStore {
   private ownWrites = 0;
   private readonly dataVersion: Database.Statement;
 
-  constructor(readonly path: string) {
+  /**
+   * `bulk`: a file no one else reads yet, being filled by a seed (seedIntoNewFile): no journal
+   * and no syncing (a crash leaves a file that is thrown away), WAL once it is closed.
+   */
+  constructor(
+    readonly path: string,
+    private readonly options: { bulk?: boolean } = {},
+  ) {
     super();
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(options.bulk ? 'journal_mode = OFF' : 'journal_mode = WAL');
+    this.db.pragma(options.bulk ? 'synchronous = OFF' : 'synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.dataVersion = this.db.prepare('PRAGMA data_version');
   }
@@ -102,6 +109,7 @@ export class SqliteStore extends SqlStore {
   async close(): Promise<void> {
     await this.reports?.close();
     this.statements.clear();
+    if (this.options.bulk && this.db.open) this.db.pragma('journal_mode = WAL');
     if (this.db.open) this.db.close();
   }
 
@@ -143,11 +151,40 @@ export class SqliteStore extends SqlStore {
         this.db.prepare(stamp).run(...params);
         this.db.exec('COMMIT');
         this.db.pragma('optimize');
-        this.db.pragma('wal_checkpoint(TRUNCATE)');
+        if (!this.options.bulk) this.db.pragma('wal_checkpoint(TRUNCATE)');
       },
       abort: async () => {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
       },
     };
+  }
+}
+
+/**
+ * Fills a new SQLite database for `path` with `work` and puts it in place only when `work`
+ * succeeds: written beside it under a temporary name without a journal (no write-ahead log the
+ * size of the data, so no twice the disk), then renamed over `path` (the old file's WAL and
+ * shared-memory files removed first, so they cannot be applied to the new one). A failure or a
+ * crash leaves `path` as it was. A server with the old file open keeps reading it until it
+ * restarts.
+ */
+export async function seedIntoNewFile<T>(
+  path: string,
+  work: (store: SqliteStore) => Promise<T>,
+): Promise<T> {
+  const temp = `${path}.seeding-${process.pid}`;
+  for (const leftover of [temp, `${temp}-journal`]) rmSync(leftover, { force: true });
+  const store = new SqliteStore(temp, { bulk: true });
+  try {
+    await store.migrate();
+    const result = await work(store);
+    await store.close();
+    for (const stale of [`${path}-wal`, `${path}-shm`]) rmSync(stale, { force: true });
+    renameSync(temp, path);
+    return result;
+  } finally {
+    await store.close();
+    for (const leftover of [temp, `${temp}-wal`, `${temp}-shm`, `${temp}-journal`])
+      rmSync(leftover, { force: true });
   }
 }
