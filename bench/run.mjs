@@ -320,7 +320,7 @@ async function main() {
         },
       },
       ...Object.entries(TYPICAL_QUERIES).map(([name, body]) => ({
-        name: `run_semantic_query: ${name}`,
+        name: `run_semantic_query (a repeat, cached): ${name}`,
         service: {
           method: 'POST',
           path: '/api/v1/reports/query',

@@ -27,19 +27,22 @@ const PAGE = 20_000;
 /** A path inside a SQL string literal. */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
-/** Writes a table's rows from the row store to a CSV file, a page at a time; returns the row count. */
-async function exportTable(
-  source: FactSource,
-  from: Table,
-  columns: string[],
-  file: string,
-): Promise<number> {
+/** Rows loaded into DuckDB per CSV file: bounds the memory its reader and inserts take. */
+const LOAD_ROWS = 1_000_000;
+
+/**
+ * Writes the next pages of a table's rows to a CSV file until it holds LOAD_ROWS rows or the
+ * table ends; returns the rows written (0 at the end).
+ */
+async function exportSome(pages: AsyncIterator<string[]>, file: string): Promise<number> {
   const out = createWriteStream(file);
   let rows = 0;
   try {
-    for await (const lines of source.csvPages(from, columns, PAGE)) {
-      rows += lines.length;
-      if (!out.write(`${lines.join('\n')}\n`)) await once(out, 'drain');
+    while (rows < LOAD_ROWS) {
+      const next = await pages.next();
+      if (next.done) break;
+      rows += next.value.length;
+      if (!out.write(`${next.value.join('\n')}\n`)) await once(out, 'drain');
     }
   } finally {
     out.end();
@@ -79,8 +82,8 @@ export interface BuiltFacts {
 
 /**
  * Writes the columnar copy of the report facts for the row store's current data stamp into
- * `dir`: each table of COLUMNAR_TABLES exported from the row store as CSV (page by page, in
- * constant memory) and read by DuckDB's CSV reader, then the stamp. The file is written under a
+ * `dir`: each table of COLUMNAR_TABLES exported from the row store as CSV (page by page, a
+ * million rows a file, in bounded memory) and read by DuckDB's CSV reader, then the stamp. The file is written under a
  * temporary name and renamed into place, so a reader sees a whole copy or none; a copy whose
  * stamp moved while it was written is discarded (StampMovedError). Older copies are removed.
  */
@@ -102,8 +105,14 @@ export async function buildColumnarFacts(
     const connection = await utcConnection(instance);
     for (const { source: from, table } of COLUMNAR_TABLES) {
       await connection.run(createTableSql(duckdbDialect, table));
-      rows[table.name] = await exportTable(source, from, columnNames(table), csv);
-      await connection.run(readCsvSql(table, csv));
+      const pages = source.csvPages(from, columnNames(table), PAGE)[Symbol.asyncIterator]();
+      rows[table.name] = 0;
+      for (;;) {
+        const written = await exportSome(pages, csv);
+        if (written === 0) break;
+        await connection.run(readCsvSql(table, csv));
+        rows[table.name] += written;
+      }
     }
     await connection.run('CREATE TABLE facts_meta (data_stamp VARCHAR NOT NULL)');
     await connection.run('INSERT INTO facts_meta VALUES (?)', [stamp]);
