@@ -1,10 +1,13 @@
 import { LRUCache } from 'lru-cache';
 import type { ReportEngine, Row } from '../store/store.js';
 
-/** Rows held at most, over all cached results (a result counts its rows plus one). */
-export const REPORT_RESULT_ROWS = 200_000;
+/**
+ * The size of all cached results at most, counted as their JSON text (their objects take two to
+ * three times that in memory): the cache stays within a few tens of megabytes.
+ */
+export const REPORT_RESULT_BYTES = 8 * 1024 * 1024;
 /** Results held at most. */
-export const REPORT_RESULT_ENTRIES = 2_000;
+export const REPORT_RESULT_ENTRIES = 1_000;
 
 /**
  * Results of report queries, so a dashboard reloading its tiles costs a lookup. A result is
@@ -13,14 +16,17 @@ export const REPORT_RESULT_ENTRIES = 2_000;
  * the catalog's metric definitions and pay codes, the row window, today's date where a metric
  * reads it. So a new load (a new stamp) or a catalog change that alters the SQL misses, and
  * nothing else does: the cache needs no invalidation and never answers from older data. It is
- * bounded by entries and by rows (least recently used dropped first). Identical queries that
+ * bounded by entries and by size (least recently used dropped first); a result larger than the
+ * whole bound is not kept. Identical queries that
  * arrive together run once.
  */
 export class ReportResultCache {
   private readonly results = new LRUCache<string, Row[]>({
     max: REPORT_RESULT_ENTRIES,
-    maxSize: REPORT_RESULT_ROWS,
-    sizeCalculation: (rows) => rows.length + 1,
+    maxSize: REPORT_RESULT_BYTES,
+    // Measured once per result stored (a miss), never on a hit; bigint counts as its digits.
+    sizeCalculation: (rows) =>
+      JSON.stringify(rows, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)).length + 1,
   });
   private readonly running = new Map<string, Promise<Row[]>>();
   hits = 0;

@@ -19,6 +19,8 @@ export function duckdbConfig(settings: DuckdbSettings, readOnly: boolean): Recor
   return {
     threads: String(settings.threads ?? 2),
     memory_limit: settings.memoryLimit ?? DEFAULT_FACTS_MEMORY,
+    // Hand memory freed after each query back to the system rather than keep it in the allocator.
+    allocator_flush_threshold: '8MB',
     ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
   };
 }
