@@ -84,6 +84,10 @@ describe('vms-read CLI (DESIGN §5)', () => {
       readdirSync(join(dir, 'data')).filter((name) => name.includes('.seeding-')),
       [],
     );
+    // The seeded file was put in place ready to serve: in WAL mode.
+    const seeded = new Database(db, { readonly: true });
+    assert.equal(seeded.pragma('journal_mode', { simple: true }), 'wal');
+    seeded.close();
   });
 
   it('seed and facts refresh write the columnar copy of the report facts for the new data stamp', () => {

@@ -5,7 +5,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -119,10 +119,21 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('is written under a new name and keeps only the current stamp', async () => {
+    it('is written under a new name and keeps only the current stamp and copies being written', async () => {
+      // A partial copy a dead writer left two hours ago, and one being written now.
+      const abandoned = join(dir, 'old.1.x.partial');
+      const writing = join(dir, 'new.2.y.partial');
+      writeFileSync(abandoned, '');
+      writeFileSync(writing, '');
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+      utimesSync(abandoned, twoHoursAgo, twoHoursAgo);
       await database.store.refreshReportFacts();
       const built = await buildColumnarFacts(database.store, dir);
-      assert.deepEqual(readdirSync(dir), [`${built.stamp}.duckdb`]);
+      assert.deepEqual(
+        readdirSync(dir).sort(),
+        [`${built.stamp}.duckdb`, 'new.2.y.partial'].sort(),
+      );
+      rmSync(writing);
     });
 
     it('interrupts a query past its time limit, and the next query answers', async () => {

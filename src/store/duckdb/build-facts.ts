@@ -1,6 +1,14 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { once } from 'node:events';
-import { createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createTableSql } from '../dialect.js';
 import type { FactSource } from '../store.js';
@@ -63,12 +71,23 @@ function readCsvSql(table: Table, file: string): string {
   );
 }
 
-/** Removes copies of older stamps and abandoned partial ones (never the one just written). */
+/** A partial copy untouched this long was abandoned (its writer died): it is removed. */
+const ABANDONED_MS = 60 * 60 * 1000;
+
+/**
+ * Removes copies of older stamps and partial copies abandoned by a writer that died (never the
+ * copy just written, nor one being written now).
+ */
 function removeOthers(dir: string, keep: string): void {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (path === keep) continue;
     if (name.endsWith('.duckdb') || name.endsWith('.duckdb.wal')) rmSync(path, { force: true });
+    else if (
+      name.includes('.partial') &&
+      Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > ABANDONED_MS
+    )
+      rmSync(path, { recursive: true, force: true });
   }
 }
 

@@ -32,8 +32,10 @@ export class SqliteStore extends SqlStore {
   private readonly dataVersion: Database.Statement;
 
   /**
-   * `bulk`: a file no one else reads yet, being filled by a seed (seedIntoNewFile): no journal
-   * and no syncing (a crash leaves a file that is thrown away), WAL once it is closed.
+   * `bulk`: a file no one else reads yet, being filled by a seed (seedIntoNewFile): its rollback
+   * journal in memory (small: a new file's pages have no old content to keep) and no syncing (a
+   * crash leaves a file that is thrown away); WAL once it is closed. (better-sqlite3 runs SQLite
+   * in defensive mode, which refuses journal_mode = OFF.)
    */
   constructor(
     readonly path: string,
@@ -42,7 +44,7 @@ export class SqliteStore extends SqlStore {
     super();
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
-    this.db.pragma(options.bulk ? 'journal_mode = OFF' : 'journal_mode = WAL');
+    this.db.pragma(options.bulk ? 'journal_mode = MEMORY' : 'journal_mode = WAL');
     this.db.pragma(options.bulk ? 'synchronous = OFF' : 'synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.dataVersion = this.db.prepare('PRAGMA data_version');
@@ -162,7 +164,7 @@ export class SqliteStore extends SqlStore {
 
 /**
  * Fills a new SQLite database for `path` with `work` and puts it in place only when `work`
- * succeeds: written beside it under a temporary name without a journal (no write-ahead log the
+ * succeeds: written beside it under a temporary name with its journal in memory (no write-ahead log the
  * size of the data, so no twice the disk), then renamed over `path` (the old file's WAL and
  * shared-memory files removed first, so they cannot be applied to the new one). A failure or a
  * crash leaves `path` as it was. A server with the old file open keeps reading it until it
