@@ -94,34 +94,49 @@ export class KeyIndex {
     }
   }
 
+  /** A problem for each noted key whose value the store already holds in `column` of `table`. */
+  private async refuseTaken<T extends { file: string; line: number }>(
+    store: Pick<AdminWrites, 'existingKeys'>,
+    pages: Iterable<T[]>,
+    table: ImportTable,
+    column: 'id' | 'code',
+    workspaceId: string | null,
+    valueOf: (key: T) => string,
+    where: string,
+  ): Promise<void> {
+    for (const page of pages) {
+      const taken = await store.existingKeys(table, column, workspaceId, page.map(valueOf));
+      for (const key of page)
+        if (taken.has(valueOf(key)))
+          this.problems.push({
+            file: key.file,
+            line: key.line,
+            message: `${column} ${shown(valueOf(key))} already exists ${where}`,
+          });
+    }
+  }
+
   /** The checks against what the store holds, once every row has been noted. */
   async checkStored(store: Pick<AdminWrites, 'existingKeys'>): Promise<void> {
     this.db.exec('COMMIT');
     this.db.exec('CREATE INDEX refs_target ON refs (target, id)');
     type Key = { tbl: ImportTable; id: string; file: string; line: number };
     const noted = new Set(this.db.prepare('SELECT DISTINCT tbl FROM ids').pluck().all());
-    const tables = IMPORT_TABLES.filter((table) => noted.has(table));
-    for (const table of tables) {
+    for (const table of IMPORT_TABLES.filter((t) => noted.has(t))) {
       const ids = this.pages<Key>(
         'SELECT * FROM ids WHERE tbl = ? AND id > ? ORDER BY id LIMIT ?',
         [table, ''],
         (last) => [table, last.id],
       );
-      for (const page of ids) {
-        const taken = await store.existingKeys(
-          table,
-          'id',
-          null,
-          page.map((k) => k.id),
-        );
-        for (const key of page)
-          if (taken.has(key.id))
-            this.problems.push({
-              file: key.file,
-              line: key.line,
-              message: `id ${shown(key.id)} already exists in ${table} (ids are unique across workspaces)`,
-            });
-      }
+      await this.refuseTaken(
+        store,
+        ids,
+        table,
+        'id',
+        null,
+        (k) => k.id,
+        `in ${table} (ids are unique across workspaces)`,
+      );
     }
     type Code = { code: string; file: string; line: number };
     const codes = this.pages<Code>(
@@ -129,21 +144,15 @@ export class KeyIndex {
       [''],
       (last) => [last.code],
     );
-    for (const page of codes) {
-      const taken = await store.existingKeys(
-        'suppliers',
-        'code',
-        this.workspaceId,
-        page.map((c) => c.code),
-      );
-      for (const code of page)
-        if (taken.has(code.code))
-          this.problems.push({
-            file: code.file,
-            line: code.line,
-            message: `code ${shown(code.code)} already exists in workspace ${this.workspaceId}`,
-          });
-    }
+    await this.refuseTaken(
+      store,
+      codes,
+      'suppliers',
+      'code',
+      this.workspaceId,
+      (c) => c.code,
+      `in workspace ${this.workspaceId}`,
+    );
     // References to ids the files do not bring must name a record of the workspace.
     type Ref = { target: ImportTable; id: string };
     const unresolved = this.pages<Ref>(

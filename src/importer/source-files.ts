@@ -3,7 +3,7 @@
  * column → value pairs of each row with the physical line it starts on. CSV values are strings
  * (an empty field is null); NDJSON values are whatever JSON holds. Pure: the caller reads files.
  */
-import { csvRecords, readCsv, type CsvRecord } from './csv-reader.js';
+import { csvRecords, type CsvRecord } from './csv-reader.js';
 import { COLUMN_RULES, IMPORT_TABLES, importTableOf, type ImportTable } from './import-tables.js';
 import { shown, type ImportProblem, type ProblemSink } from './import-problems.js';
 
@@ -25,10 +25,6 @@ export interface SourceFile {
 export interface RawRow {
   line: number;
   values: Record<string, unknown>;
-}
-
-export interface SourceRows extends SourceFile {
-  rows: RawRow[];
 }
 
 /** Which files of a directory listing are import sources; any other name is a problem. */
@@ -146,28 +142,6 @@ class RowParser {
     }
     return { line, values };
   }
-}
-
-const withoutBom = (text: string) => (text.startsWith('\uFEFF') ? text.slice(1) : text);
-
-/** The raw rows of one source file's whole text (a leading byte-order mark is ignored). */
-export function parseSource(
-  source: SourceFile,
-  text: string,
-): { rows: SourceRows; problems: ImportProblem[] } {
-  const problems: ImportProblem[] = [];
-  const parser = new RowParser(source, problems);
-  const body = withoutBom(text);
-  const rows: RawRow[] = [];
-  const keep = (row: RawRow | null) => row && rows.push(row);
-  if (source.format === 'csv') {
-    const { records, error } = readCsv(body);
-    records.forEach((record) => keep(parser.csv(record)));
-    parser.csvEnd(error);
-  } else {
-    body.split('\n').forEach((raw, index) => keep(parser.ndjson(index + 1, raw)));
-  }
-  return { rows: { ...source, rows }, problems };
 }
 
 /**

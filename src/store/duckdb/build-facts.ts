@@ -59,7 +59,7 @@ async function exportSome(pages: AsyncIterator<string[]>, file: string): Promise
   return rows;
 }
 
-/** DuckDB's CSV reader set to read exactly what exportTable wrote, nothing guessed. */
+/** DuckDB's CSV reader set to read exactly what exportSome wrote, nothing guessed. */
 function readCsvSql(table: Table, file: string): string {
   const columns = columnNames(table)
     .map((c) => `${literal(c)}: ${literal(duckdbDialect.columnType(baseType(table.columns[c])))}`)

@@ -107,11 +107,6 @@ export class ColumnarReports implements ReportFacts {
       .finally(() => (this.building = null));
   }
 
-  /** Waits for a build under way (tests and the CLI). */
-  async settled(): Promise<void> {
-    await this.building;
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     await this.building;
