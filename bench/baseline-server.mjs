@@ -3,15 +3,18 @@
 // provenance, cursors), which it holds precomputed as a raw server with a cache would: only a fresh
 // request id goes into each. So the ratio is what the service adds (routing, auth, validation,
 // visibility, mapping, cursors, logging), not a difference in payload.
-// Usage: node bench/baseline-server.mjs <db> <port> <bodies.json>
+// With `fastify` as fourth argument the same handler runs behind one bare Fastify route per path
+// (no hooks, no logging): the framework's own floor, measured in the same run.
+// Usage: node bench/baseline-server.mjs <db> <port> <bodies.json> [fastify]
 import Database from 'better-sqlite3';
+import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
 export const REQUEST_ID_MARK = '"request_id":"@@"';
 
-const [dbPath, port, bodiesFile] = process.argv.slice(2);
+const [dbPath, port, bodiesFile, framework] = process.argv.slice(2);
 const bodies = new Map(Object.entries(JSON.parse(readFileSync(bodiesFile, 'utf8'))));
 const db = new Database(dbPath, { readonly: true });
 const WS = 'ws_business';
@@ -39,19 +42,44 @@ const reads = {
   '/api/v1/invoices/item': (id) => getInvoice.get(id, WS) && lines.all(id),
 };
 
-createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  const read = reads[url.pathname];
-  const template = bodies.get(req.url);
-  if (!read || template === undefined) {
-    res.writeHead(404).end();
-    return;
-  }
-  read(url.searchParams.get('id') ?? url.searchParams.get('name'));
-  const requestId = randomUUID();
-  res.writeHead(200, {
-    'content-type': 'application/json; charset=utf-8',
-    'x-request-id': requestId,
-  });
-  res.end(template.replace(REQUEST_ID_MARK, `"request_id":"${requestId}"`));
-}).listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));
+/** The body for a request with its reads done, or undefined for an unknown one. */
+function answer(pathname, search, requestId) {
+  const read = reads[pathname];
+  const template = bodies.get(`${pathname}${search}`);
+  if (!read || template === undefined) return undefined;
+  read(new URLSearchParams(search).get('id') ?? new URLSearchParams(search).get('name'));
+  return template.replace(REQUEST_ID_MARK, `"request_id":"${requestId}"`);
+}
+
+const ready = () => process.stdout.write('ready\n');
+
+if (framework === 'fastify') {
+  const app = Fastify({ logger: false, genReqId: () => randomUUID() });
+  for (const path of Object.keys(reads))
+    app.get(path, (request, reply) => {
+      const at = request.url.indexOf('?');
+      const body = answer(path, at < 0 ? '' : request.url.slice(at), request.id);
+      if (body === undefined) return reply.code(404).send();
+      return reply
+        .header('x-request-id', request.id)
+        .type('application/json; charset=utf-8')
+        .send(body);
+    });
+  await app.listen({ port: Number(port), host: '127.0.0.1' });
+  ready();
+} else {
+  createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const requestId = randomUUID();
+    const body = answer(url.pathname, url.search, requestId);
+    if (body === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': requestId,
+    });
+    res.end(body);
+  }).listen(Number(port), '127.0.0.1', ready);
+}

@@ -251,16 +251,32 @@ async function main() {
     'read:program,read:financial,read:workforce,read:pii',
   ]).trim();
   const auth = { authorization: `Bearer ${token}` };
-  const [servicePort, baselinePort] = [await freePort(), await freePort()];
+  const [servicePort, baselinePort, floorPort, uncachedPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const service = start([CLI, 'serve', '--db', values.db, '--port', String(servicePort)], {
     VMS_READ_QUOTA_PER_MINUTE: '0',
     LOG_LEVEL: 'warn',
   });
+  // The same service with its caches off: what a first request (or every request on PostgreSQL,
+  // which caches no whole answers) costs.
+  const uncached = start([CLI, 'serve', '--db', values.db, '--port', String(uncachedPort)], {
+    VMS_READ_QUOTA_PER_MINUTE: '0',
+    VMS_READ_CACHE: 'off',
+    LOG_LEVEL: 'warn',
+  });
+  const uncachedBase = `http://127.0.0.1:${uncachedPort}`;
   const serviceBase = `http://127.0.0.1:${servicePort}`;
   const baselineBase = `http://127.0.0.1:${baselinePort}`;
+  const floorBase = `http://127.0.0.1:${floorPort}`;
   let baseline;
+  let floor;
   try {
     await waitFor(`${serviceBase}/healthz`);
+    await waitFor(`${uncachedBase}/healthz`);
     // The baseline sends the service's own bodies (a fresh request id in each): capture them.
     const bodiesFile = 'bench/data/baseline-bodies.json';
     writeFileSync(
@@ -269,6 +285,15 @@ async function main() {
     );
     baseline = start(['bench/baseline-server.mjs', values.db, String(baselinePort), bodiesFile]);
     await waitFor(`${baselineBase}/api/v1/workers`);
+    // The same handler behind a bare Fastify route: how much of the gap is the framework's own.
+    floor = start([
+      'bench/baseline-server.mjs',
+      values.db,
+      String(floorPort),
+      bodiesFile,
+      'fastify',
+    ]);
+    await waitFor(`${floorBase}/api/v1/workers`);
     const sameBytes = await compareBodies(serviceBase, baselineBase, auth, workers[0]);
     const rss = rssSampler(service.pid);
     const itemPath = (prefix, ids) => (i) =>
@@ -331,6 +356,8 @@ async function main() {
       })),
       {
         name: 'MCP tools/call list_workers over HTTP',
+        floor: false,
+        ofRestList: true,
         service: {
           method: 'POST',
           path: '/mcp',
@@ -345,7 +372,17 @@ async function main() {
       log(`load: ${w.name}`);
       const s = await load(serviceBase, w.service);
       const b = await load(baselineBase, w.baseline);
-      results.push({ name: w.name, service: s, baseline: b, ratio: round(s.rps / b.rps, 2) });
+      const f = w.floor === false ? null : await load(floorBase, w.baseline);
+      const u = await load(uncachedBase, w.service);
+      results.push({
+        name: w.name,
+        service: s,
+        baseline: b,
+        ratio: round(s.rps / b.rps, 2),
+        ...(w.ofRestList ? { ofRestList: round(s.rps / results[0].service.rps, 2) } : {}),
+        fastifyFloor: f && { ...f, ratio: round(f.rps / b.rps, 2) },
+        uncached: { ...u, ratio: round(u.rps / b.rps, 2) },
+      });
     }
 
     log('reports: columnar copy, row store, hand-written SQL, cached repeats');
@@ -398,6 +435,8 @@ async function main() {
   } finally {
     service.kill('SIGTERM');
     baseline?.kill('SIGTERM');
+    floor?.kill('SIGTERM');
+    uncached.kill('SIGTERM');
     db.close();
   }
 }
@@ -406,11 +445,11 @@ function printTable({ workloads, reportLatency, seed, import: imported, peakRssM
   const pad = (x, n) => String(x).padEnd(n);
   const padl = (x, n) => String(x).padStart(n);
   console.log(
-    `\n${pad('workload', 58)}${padl('rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('base rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('ratio', 6)}`,
+    `\n${pad('workload', 58)}${padl('rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('base rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('ratio', 6)} | ${padl('uncached', 8)} | ${padl('bare Fastify', 12)}`,
   );
   for (const w of workloads) {
     console.log(
-      `${pad(w.name, 58)}${padl(w.service.rps, 9)}${padl(w.service.p50Ms, 6)}${padl(w.service.p99Ms, 6)} | ${padl(w.baseline.rps, 9)}${padl(w.baseline.p50Ms, 6)}${padl(w.baseline.p99Ms, 6)} | ${padl(w.ratio, 6)}`,
+      `${pad(w.name, 58)}${padl(w.service.rps, 9)}${padl(w.service.p50Ms, 6)}${padl(w.service.p99Ms, 6)} | ${padl(w.baseline.rps, 9)}${padl(w.baseline.p50Ms, 6)}${padl(w.baseline.p99Ms, 6)} | ${padl(w.ratio, 6)} | ${padl(w.uncached.ratio, 8)} | ${padl(w.fastifyFloor?.ratio ?? '-', 12)}${w.ofRestList ? ` (${w.ofRestList} of REST's list)` : ''}`,
     );
   }
   console.log(`\nreports on ${reportLatency.workspace} (ms):`);

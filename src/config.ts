@@ -53,6 +53,11 @@ export interface Config {
   factsDir: string | undefined;
   /** VMS_READ_FACTS_MEMORY: DuckDB's memory limit, e.g. 256MB (the default) or 1GB. */
   factsMemory: string | undefined;
+  /**
+   * VMS_READ_CACHE: `on` (default) keeps answers for repeats (report results by data stamp,
+   * resource reads while the store is unchanged); `off` computes every answer (measurements).
+   */
+  cache: boolean;
   /** LOG_LEVEL: the pino level of the server's (and `mcp`'s stderr) log, default info; as given. */
   logLevel: string;
   /** HOST: where `serve` and `demo` listen when `--host` is not given. */
@@ -141,6 +146,7 @@ export function readConfig(env: Env = process.env): Config {
     reportEngine: oneOf(env, 'VMS_READ_REPORT_ENGINE', ['columnar', 'row'] as const, 'columnar'),
     factsDir: env.VMS_READ_FACTS_DIR || undefined,
     factsMemory: memorySize(env, 'VMS_READ_FACTS_MEMORY'),
+    cache: oneOf(env, 'VMS_READ_CACHE', ['on', 'off'] as const, 'on') === 'on',
     logLevel: env.LOG_LEVEL ?? 'info',
     host: env.HOST,
     port: env.PORT,

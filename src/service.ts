@@ -13,7 +13,7 @@ import { OPERATIONS } from './operations/registry.js';
 import { ReportGate } from './operations/report-gate.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { CatalogCache } from './operations/catalog-cache.js';
-import { ReportResultCache } from './operations/report-results.js';
+import { ResultCache } from './operations/result-cache.js';
 import type { ReportFacts, Store } from './store/store.js';
 
 export interface ServiceOptions {
@@ -34,6 +34,8 @@ export interface ServiceOptions {
   reportQueue?: number;
   /** Keep report results for repeats (default); false only to measure the engines. */
   cacheReports?: boolean;
+  /** Keep answers of resource reads for repeats while the store is unchanged (default). */
+  cacheReads?: boolean;
 }
 
 /** DESIGN §4.1: a request the store does not answer within 2 s gets 503 `unavailable`. */
@@ -52,9 +54,19 @@ export async function resolveSecret(store: Store, configured?: string): Promise<
 /** The service's options that come from the configuration (the environment). */
 export function serviceSettings(
   config: Config,
-): Pick<ServiceOptions, 'secret' | 'quotaPerMinute' | 'reportTimeoutMs' | 'origins'> {
-  const { secret, quotaPerMinute, reportTimeoutMs, origins } = config;
-  return { secret, quotaPerMinute, reportTimeoutMs, origins };
+): Pick<
+  ServiceOptions,
+  'secret' | 'quotaPerMinute' | 'reportTimeoutMs' | 'origins' | 'cacheReports' | 'cacheReads'
+> {
+  const { secret, quotaPerMinute, reportTimeoutMs, origins, cache } = config;
+  return {
+    secret,
+    quotaPerMinute,
+    reportTimeoutMs,
+    origins,
+    cacheReports: cache,
+    cacheReads: cache,
+  };
 }
 
 /** The executor over a store: the one path to the data that HTTP and MCP share. */
@@ -64,7 +76,8 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
   return new Executor({
     store: options.store,
     facts,
-    reportResults: new ReportResultCache(options.cacheReports ?? true),
+    reportResults: new ResultCache(options.cacheReports ?? true),
+    readResults: new ResultCache(options.cacheReads ?? true, true),
     cursors: createCursorCodec(secret),
     quota: createQuota(options.quotaPerMinute ?? DEFAULT_QUOTA_PER_MINUTE),
     now: options.now ?? (() => new Date()),

@@ -27,10 +27,10 @@ export class PrincipalCache {
     const hit = stamp === null ? undefined : this.entries.get(key);
     if (hit && (hit.expiresAt === null || Date.parse(hit.expiresAt) > now.getTime())) return hit;
     const principal = await authenticate(store, authorization, now);
-    if (stamp !== null) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(key, principal);
-    }
-    return principal;
+    if (stamp === null) return principal;
+    const stamped = { ...principal, changeStamp: stamp };
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(key, stamped);
+    return stamped;
   }
 }

@@ -13,4 +13,9 @@ export interface Principal extends Viewer {
   /** Set for billing-entity tokens: the supplier's id (`supplierCode` is its code). */
   supplierId: string | null;
   scopes: ReadonlySet<Scope>;
+  /**
+   * The store's change stamp when this principal was read (PrincipalCache): while the store
+   * answers the same stamp nothing in it has changed. Absent when the store cannot tell cheaply.
+   */
+  changeStamp?: string;
 }

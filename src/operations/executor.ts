@@ -7,11 +7,11 @@ import { monotonicNow, withDeadline } from '../deadline.js';
 import { ApiError, ReportTimeoutError, StoreUnavailableError } from '../errors.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { CatalogCache } from './catalog-cache.js';
-import type { ReportFacts, ResourceReads, TokenReads } from '../store/store.js';
+import type { ReportFacts, ResourceReads, Row, TokenReads } from '../store/store.js';
 import type { AnyOperation } from './operation.js';
 import { typedQuery } from './query-string.js';
 import type { ReportGate } from './report-gate.js';
-import type { ReportResultCache } from './report-results.js';
+import type { ResultCache } from './result-cache.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -20,7 +20,9 @@ export interface ExecutorDeps {
   store: TokenReads & ResourceReads;
   /** What reports read: the columnar copy (ColumnarReports) or the row store itself. */
   facts: ReportFacts;
-  reportResults: ReportResultCache;
+  reportResults: ResultCache<Row[]>;
+  /** Answers of cacheable operations, by the store's change stamp, token, operation and input. */
+  readResults: ResultCache<unknown>;
   cursors: CursorCodec;
   quota: Quota;
   now: () => Date;
@@ -117,6 +119,30 @@ export class Executor {
       });
     }
     if (operation.staffOnly && principal.role !== 'staff') throw new ApiError('forbidden');
+    if (!operation.cacheable || principal.changeStamp === undefined)
+      return this.execute(operation, principal, input, arrival);
+    // Nothing in the store has changed since `changeStamp`, and the answer depends on nothing but
+    // the store, the token, the input and today's date (reports resolve relative periods from
+    // it): a repeat is a lookup.
+    const today = this.deps.now().toISOString().slice(0, 10);
+    const key = JSON.stringify([
+      principal.changeStamp,
+      principal.tokenId,
+      operation.name,
+      today,
+      input,
+    ]);
+    const hit = this.deps.readResults.peek(key);
+    if (hit) return hit.value;
+    return this.deps.readResults.get(key, () => this.execute(operation, principal, input, arrival));
+  }
+
+  private execute(
+    operation: AnyOperation,
+    principal: Principal,
+    input: unknown,
+    arrival: Arrival,
+  ): Promise<unknown> {
     const { store, facts, reportResults, cursors, now, catalogs, reports } = this.deps;
     const { reportTimeoutMs, storeTimeoutMs } = this.deps;
     const reportDeadline = arrival.receivedAt + reportTimeoutMs;

@@ -3,10 +3,10 @@ import { Type } from 'typebox';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { CursorCodec } from '../paging/cursor.js';
-import type { ReportFacts, ResourceReads, Workspace } from '../store/store.js';
+import type { ReportFacts, ResourceReads, Row, Workspace } from '../store/store.js';
 import type { CatalogCache } from './catalog-cache.js';
 import type { ReportGate } from './report-gate.js';
-import type { ReportResultCache } from './report-results.js';
+import type { ResultCache } from './result-cache.js';
 
 /** What an operation's handler may use: nothing transport-specific. */
 export interface OperationContext {
@@ -14,7 +14,7 @@ export interface OperationContext {
   /** The report facts and the catalog's inputs: the columnar copy by default (ColumnarReports). */
   facts: ReportFacts;
   /** Results of report queries already run, by engine, data stamp and SQL. */
-  reportResults: ReportResultCache;
+  reportResults: ResultCache<Row[]>;
   principal: Principal;
   workspace: Workspace;
   cursors: CursorCodec;
@@ -45,6 +45,11 @@ export interface Operation<
   staffOnly: boolean;
   /** Runs report queries: bounded by the report time limit rather than the store's answer time. */
   runsReports?: boolean;
+  /**
+   * Its answer depends only on the store's contents, the token, the input and today's date: the
+   * executor may answer a repeat from its cache while the store has not changed.
+   */
+  cacheable?: boolean;
   /** Written for a model choosing a tool: what it returns, its scope, how paging works. */
   description: string;
   input: I;

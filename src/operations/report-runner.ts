@@ -9,6 +9,7 @@ import type { RefusalCode } from '../semantic/refusals.js';
 import { refusal } from './refusal.js';
 import { QueryResultSchema, ReportRefusalSchema } from './report-schemas.js';
 import type { Static } from 'typebox';
+import type { ReportEngine } from '../store/store.js';
 
 type QueryResult = Static<typeof QueryResultSchema>;
 type ReportRefusal = Static<typeof ReportRefusalSchema>;
@@ -97,7 +98,7 @@ export async function runReportQuery(
     },
     { offset, take: take + 1 },
   );
-  const raw = await ctx.reportResults.get(engine, compiled.sql, compiled.params, () =>
+  const raw = await ctx.reportResults.get(reportResultKey(engine, compiled), () =>
     ctx.reports.run(ctx.reportDeadline, (remainingMs) =>
       engine.run(compiled.sql, compiled.params, remainingMs),
     ),
@@ -124,4 +125,15 @@ export async function runReportQuery(
     metricDefinitions: metricDefinitions(plan),
     semanticQuery: query,
   };
+}
+
+/**
+ * A report result's cache key: the engine, the data stamp its facts hold and the compiled SQL with
+ * its parameters. The SQL carries everything else the answer depends on: the workspace, the
+ * normalised query, the catalog's metric definitions and pay codes, the row window, today's date
+ * where a metric reads it. So a new load (a new stamp) or a catalog change that alters the SQL
+ * misses, and nothing else does: the cache never answers from older data.
+ */
+function reportResultKey(engine: ReportEngine, compiled: { sql: string; params: unknown[] }) {
+  return JSON.stringify([engine.name, engine.dataStamp, compiled.sql, compiled.params]);
 }

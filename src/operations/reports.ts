@@ -24,6 +24,7 @@ export const listCatalog = defineOperation({
   path: '/api/v1/reports/catalog',
   scope: 'read:program',
   staffOnly: true,
+  cacheable: true,
   description:
     'Lists the report catalog enabled for this workspace: metrics (key, label, dimensions it can be grouped by, evaluative), dimensions ' +
     '(key, label, categorical or time), catalogVersion and source. Read it before run_semantic_query: keys vary by workspace. ' +
@@ -41,6 +42,7 @@ export const runSemanticQuery = defineOperation({
   path: '/api/v1/reports/query',
   scope: 'read:financial',
   staffOnly: true,
+  cacheable: true,
   runsReports: true,
   description:
     'Runs a typed aggregate query: {query: {metrics, dimensions?, filters?, timeGrain?, timeRange?, order?, limit?}, period?, cursor?}. ' +
@@ -69,6 +71,7 @@ export const listSavedQueries = defineOperation({
   path: '/api/v1/reports/saved-queries',
   scope: 'read:program',
   staffOnly: true,
+  cacheable: true,
   description:
     'Lists saved queries (library entries, dashboard tiles with their dashboardId, briefings) ordered by last change, oldest first. ' +
     'Parameters: kind?, limit? (1-50, default 50), cursor? (the nextCursor of the previous page). Run one with run_saved_query. ' +
@@ -112,6 +115,7 @@ export const runSavedQuery = defineOperation({
   path: '/api/v1/reports/saved-queries/run',
   scope: 'read:financial',
   staffOnly: true,
+  cacheable: true,
   runsReports: true,
   description:
     "Runs a saved query by id ({savedQueryId, cursor?}) with this token's access against the current catalog. Returns savedQuery " +

@@ -36,7 +36,10 @@ function sourceOf(spec: Pick<ResourceSpec, 'record' | 'source'>): ResourceSource
   return { ...spec.source, columns: spec.record.columns };
 }
 
-/** The parts every resource operation shares: a GET, open to every role its visibility allows. */
+/**
+ * The parts every resource operation shares: a GET, open to every role its visibility allows,
+ * whose answer depends on nothing but the store, the token and the input.
+ */
 function resourceHeader(spec: Pick<ResourceSpec, 'name' | 'path' | 'scope' | 'description'>) {
   return {
     name: spec.name,
@@ -44,6 +47,8 @@ function resourceHeader(spec: Pick<ResourceSpec, 'name' | 'path' | 'scope' | 'de
     path: spec.path,
     scope: spec.scope,
     staffOnly: false,
+    // Records change only with the store (a load, an import): repeats are answered from the cache.
+    cacheable: true,
     description: spec.description,
   };
 }
