@@ -84,6 +84,7 @@ async function serviceOn(engine, cacheReports) {
     quotaPerMinute: 0,
     logger: false,
     cacheReports,
+    cacheReads: cacheReports,
     reportTimeoutMs: 60_000,
   });
   const ask = async (body) => {
