@@ -47,7 +47,8 @@ function answer(pathname, search, requestId) {
   const read = reads[pathname];
   const template = bodies.get(`${pathname}${search}`);
   if (!read || template === undefined) return undefined;
-  read(new URLSearchParams(search).get('id') ?? new URLSearchParams(search).get('name'));
+  const params = new URLSearchParams(search);
+  read(params.get('id') ?? params.get('name'));
   return template.replace(REQUEST_ID_MARK, `"request_id":"${requestId}"`);
 }
 

@@ -132,8 +132,6 @@ export class Executor {
       today,
       input,
     ]);
-    const hit = this.deps.readResults.peek(key);
-    if (hit) return hit.value;
     return this.deps.readResults.get(key, () => this.execute(operation, principal, input, arrival));
   }
 
