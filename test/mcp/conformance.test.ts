@@ -1,23 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from '../support/cli.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { NODE_22, skipWithoutTools, toolPath, toolsInstalled } from '../support/node22-tools.js';
 
-/**
- * The official MCP conformance tool needs Node 22; it is installed apart from the project
- * (tools/mcp-conformance, `npm ci --prefix tools/mcp-conformance`) so that its Node never
- * shadows the project's own in npm scripts.
- */
-const TOOL_DIR = fileURLToPath(new URL('../../../tools/mcp-conformance/', import.meta.url));
-const NODE_22 = `${TOOL_DIR}node_modules/.bin/node`;
-const CONFORMANCE = `${TOOL_DIR}node_modules/@modelcontextprotocol/conformance/dist/index.js`;
-const installed = existsSync(NODE_22) && existsSync(CONFORMANCE);
-const ci = process.env.CI === 'true' || process.env.CI === '1';
+/** The official MCP conformance tool, run on Node 22 from tools/ (support/node22-tools.ts). */
+const CONFORMANCE_PATH = '@modelcontextprotocol/conformance/dist/index.js';
+const CONFORMANCE = toolPath(CONFORMANCE_PATH);
 
 /** The server scenarios that apply to vms-read; the others call test tools it does not have. */
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
@@ -49,10 +41,7 @@ function tokenProxy(target: () => number, token: string): Server {
 describe(
   'MCP conformance: the official server scenarios that apply',
   {
-    skip:
-      !installed &&
-      !ci &&
-      'conformance tool not installed: npm ci --prefix tools/mcp-conformance (CI installs it)',
+    skip: skipWithoutTools(CONFORMANCE_PATH),
   },
   () => {
     let h: Harness;
@@ -60,7 +49,7 @@ describe(
     let url: string;
     before(async () => {
       assert.ok(
-        installed,
+        toolsInstalled(CONFORMANCE_PATH),
         'tools/mcp-conformance is not installed (npm ci --prefix tools/mcp-conformance)',
       );
       const proxyPort = await freePort();
