@@ -17,6 +17,7 @@ import type { StoreLifecycle } from '../store/store.js';
 import { answerClientError } from './client-errors.js';
 import { errorAnswer, installErrorHandling } from './error-handling.js';
 import { installJsonBodyParser } from './json-body.js';
+import { mountOpenApi } from './openapi/route.js';
 import { mountOperation } from './routes.js';
 import { serverOrigin, type OriginConfig } from './server-origin.js';
 
@@ -119,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return { status: 'ok' };
   });
 
+  await mountOpenApi(app, deps.operations);
   for (const operation of deps.operations) mountOperation(app, deps.executor, operation);
   mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), origin, answer);
 
