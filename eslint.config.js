@@ -15,6 +15,7 @@ const LAYERS = [
   ['semantic', ['semantic/']],
   ['store', ['store/']],
   ['auth', ['auth/']],
+  ['metrics', ['metrics/']],
   ['operations', ['operations/']],
   ['seed', ['seed/']],
   ['importer', ['importer/']],

@@ -64,6 +64,11 @@ export interface Config {
   host: string | undefined;
   /** PORT: the port when `--port` is not given; checked as `--port` is, where it is used. */
   port: string | undefined;
+  /**
+   * VMS_READ_METRICS: `1` serves Prometheus metrics at GET /metrics (no token; keep it off the
+   * public network); unset, empty or `0` leaves them off, and /metrics is 404.
+   */
+  metrics: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -99,6 +104,14 @@ function memorySize(env: Env, variable: string): string | undefined {
   if (!/^\d+(\.\d+)?(KB|MB|GB|KiB|MiB|GiB)$/.test(value))
     throw new ConfigError(variable, 'must be a size such as 256MB or 1GB');
   return value;
+}
+
+/** A switch: `1` on; unset, empty or `0` off; anything else is refused rather than guessed. */
+function onOff(env: Env, variable: string): boolean {
+  const value = env[variable];
+  if (value === undefined || value === '' || value === '0') return false;
+  if (value === '1') return true;
+  throw new ConfigError(variable, 'must be 1 (on) or 0 (off)');
 }
 
 function originsOf(env: Env): OriginConfig {
@@ -150,5 +163,6 @@ export function readConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     host: env.HOST,
     port: env.PORT,
+    metrics: onOff(env, 'VMS_READ_METRICS'),
   };
 }

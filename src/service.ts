@@ -8,6 +8,7 @@ import {
   type OriginConfig,
 } from './config.js';
 import { buildApp } from './http/app.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
 import { Executor } from './operations/executor.js';
 import { OPERATIONS } from './operations/registry.js';
 import { ReportGate } from './operations/report-gate.js';
@@ -36,6 +37,8 @@ export interface ServiceOptions {
   cacheReports?: boolean;
   /** Keep answers of resource reads for repeats while the store is unchanged (default). */
   cacheReads?: boolean;
+  /** Count requests and serve them at GET /metrics (VMS_READ_METRICS=1); off by default. */
+  metrics?: boolean;
 }
 
 /** DESIGN §4.1: a request the store does not answer within 2 s gets 503 `unavailable`. */
@@ -56,9 +59,15 @@ export function serviceSettings(
   config: Config,
 ): Pick<
   ServiceOptions,
-  'secret' | 'quotaPerMinute' | 'reportTimeoutMs' | 'origins' | 'cacheReports' | 'cacheReads'
+  | 'secret'
+  | 'quotaPerMinute'
+  | 'reportTimeoutMs'
+  | 'origins'
+  | 'cacheReports'
+  | 'cacheReads'
+  | 'metrics'
 > {
-  const { secret, quotaPerMinute, reportTimeoutMs, origins, cache } = config;
+  const { secret, quotaPerMinute, reportTimeoutMs, origins, cache, metrics } = config;
   return {
     secret,
     quotaPerMinute,
@@ -66,6 +75,7 @@ export function serviceSettings(
     origins,
     cacheReports: cache,
     cacheReads: cache,
+    metrics,
   };
 }
 
@@ -73,8 +83,13 @@ export function serviceSettings(
 export async function createExecutor(options: ServiceOptions): Promise<Executor> {
   const secret = options.secret ?? (await resolveSecret(options.store));
   const facts = options.facts ?? options.store;
+  const reports = new ReportGate(
+    facts.reportConcurrency,
+    options.reportQueue ?? 8 * facts.reportConcurrency,
+  );
+  const { store } = options;
   return new Executor({
-    store: options.store,
+    store,
     facts,
     reportResults: new ResultCache(options.cacheReports ?? true),
     readResults: new ResultCache(options.cacheReads ?? true, true),
@@ -84,10 +99,14 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     catalogs: new CatalogCache(),
     reportTimeoutMs: options.reportTimeoutMs ?? DEFAULT_REPORT_TIMEOUT_MS,
     storeTimeoutMs: STORE_TIMEOUT_MS,
-    reports: new ReportGate(
-      facts.reportConcurrency,
-      options.reportQueue ?? 8 * facts.reportConcurrency,
-    ),
+    reports,
+    metrics: options.metrics
+      ? new ServiceMetrics({
+          operations: OPERATIONS.map((operation) => operation.name),
+          pools: () => store.connectionPools(),
+          reportQueries: () => reports.state(),
+        })
+      : undefined,
   });
 }
 

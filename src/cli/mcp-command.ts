@@ -21,7 +21,13 @@ export async function mcpCommand(argv: string[], config: Config): Promise<void> 
     log: (message, failure) =>
       failure ? logger.warn({ err: failure }, message) : logger.info(message),
   });
-  const executor = await createExecutor({ store, facts, ...serviceSettings(config) });
+  // No port to serve /metrics on: VMS_READ_METRICS counts nothing here.
+  const executor = await createExecutor({
+    store,
+    facts,
+    ...serviceSettings(config),
+    metrics: false,
+  });
   const close = await serveStdio(executor, toolsetOf(OPERATIONS), token, logger);
   const shutdown = async () => {
     await close();

@@ -17,6 +17,7 @@ import type { StoreLifecycle } from '../store/store.js';
 import { answerClientError } from './client-errors.js';
 import { errorAnswer, installErrorHandling } from './error-handling.js';
 import { installJsonBodyParser } from './json-body.js';
+import { installMetrics } from './metrics-route.js';
 import { mountOpenApi } from './openapi/route.js';
 import { mountOperation } from './routes.js';
 import { serverOrigin, type OriginConfig } from './server-origin.js';
@@ -109,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const origin = serverOrigin(app, deps.origins);
   const answer = errorAnswer(origin);
   installErrorHandling(app, answer);
+  installMetrics(app, deps.executor.deps.metrics);
 
   app.get('/healthz', async () => {
     const ready = await withDeadline(

@@ -9,6 +9,7 @@ import { RESOURCE_METADATA_PATH } from './error-handling.js';
 import { ForbiddenMemberError } from './json-body.js';
 import { authenticateAndAdmit } from './routes.js';
 import type { ServerOrigin } from './server-origin.js';
+import type { RequestCounting } from '../metrics/service-metrics.js';
 import type { Executor } from '../operations/executor.js';
 import { guardTransport, JSON_RPC, jsonRpcErrorBody } from '../mcp/protocol-errors.js';
 import { createMcpServer } from '../mcp/server.js';
@@ -78,18 +79,27 @@ export function mountMcpHttp(
     bearer_methods_supported: ['header'],
     scopes_supported: [...SCOPES],
   });
+  // Tool calls are counted one by one (callTool); an exchange refused before any JSON-RPC message
+  // was handled (401, 429, a bad origin, a batch...) is counted here, as operation `none`.
+  const mcpMeters = executor.deps.metrics?.requestMeters(undefined, 'mcp');
+  const meters: RequestCounting | undefined = mcpMeters && {
+    record: (status, seconds) => {
+      if (status >= 400) mcpMeters.record(status, seconds);
+    },
+  };
   app.get(RESOURCE_METADATA_PATH, async () => metadata(''));
   app.get(MCP_METADATA_PATH, async () => metadata(MCP_PATH));
 
   app.route({
     method: ['GET', 'DELETE', 'PUT', 'PATCH'],
     url: MCP_PATH,
+    config: { meters },
     handler: async (request, reply) =>
       reply.code(405).header('allow', 'POST').send(errorBody('method_not_allowed', request.id)),
   });
 
   app.post(MCP_PATH, {
-    config: { resourceMetadataPath: MCP_METADATA_PATH },
+    config: { resourceMetadataPath: MCP_METADATA_PATH, meters },
     errorHandler: mcpErrorAnswer(errorAnswer),
     onRequest: async (request) => {
       checkOriginAndHost(request, origin);

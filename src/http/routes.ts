@@ -43,6 +43,7 @@ export function mountOperation(
   app.route({
     method: operation.method,
     url: operation.path,
+    config: { meters: executor.deps.metrics?.requestMeters(operation.name, 'rest') },
     onRequest: (request) => authenticateAndAdmit(executor, request),
     handler: async (request, reply) => {
       const principal = request.principal as Principal;

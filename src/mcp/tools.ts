@@ -3,6 +3,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import { monotonicNow } from '../deadline.js';
 import { errorOutcome, logErrorOutcome, type ErrorLogger } from '../errors.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Executor } from '../operations/executor.js';
 import { dataSchema, type AnyOperation } from '../operations/operation.js';
 import { JSON_RPC, ProtocolError } from './protocol-errors.js';
@@ -56,11 +57,34 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Counts one tool call, when metrics are on: `started` is its monotonicNow() at arrival. */
+function countCall(
+  metrics: ServiceMetrics | undefined,
+  started: number,
+  tool: string | undefined,
+  status: number,
+): void {
+  metrics?.requestMeters(tool, 'mcp').record(status, (monotonicNow() - started) / 1000);
+}
+
+/** A malformed tool call or an unknown tool: counted as `none` 404, answered as a protocol error. */
+function refusedCall(
+  metrics: ServiceMetrics | undefined,
+  started: number,
+  code: (typeof JSON_RPC)['toolCallParams' | 'unknownTool'],
+): ProtocolError {
+  countCall(metrics, started, undefined, 404);
+  return new ProtocolError(code);
+}
+
 /**
  * Runs a tool through the same executor as HTTP (strictness, scope, visibility). A refusal is a
  * normal result; what HTTP answers with 401/403/404/429/5xx becomes `isError` with the error
  * body as text, and is logged as HTTP logs it (500 error, other 5xx warn) with the tool's name
  * and the body's request_id. Malformed params and an unknown tool are protocol errors, not results.
+ * With metrics on, each call is counted (transport mcp) under its tool's name with the status
+ * HTTP would have answered (200 for a result, a refusal included); a protocol error as `none` 404,
+ * as REST counts an unknown path.
  */
 export async function callTool(
   executor: Executor,
@@ -69,25 +93,31 @@ export async function callTool(
   params: unknown,
   logger?: ErrorLogger,
 ): Promise<CallToolResult> {
+  const { metrics } = executor.deps;
+  let started = metrics ? monotonicNow() : 0;
   if (!isObject(params) || typeof params.name !== 'string')
-    throw new ProtocolError(JSON_RPC.toolCallParams);
+    throw refusedCall(metrics, started, JSON_RPC.toolCallParams);
   const args = params.arguments ?? {};
-  if (!isObject(args)) throw new ProtocolError(JSON_RPC.toolCallParams);
+  if (!isObject(args)) throw refusedCall(metrics, started, JSON_RPC.toolCallParams);
   const operation = byName.get(params.name);
-  if (!operation) throw new ProtocolError(JSON_RPC.unknownTool);
+  if (!operation) throw refusedCall(metrics, started, JSON_RPC.unknownTool);
   const requestId = randomUUID();
   try {
     const { principal, receivedAt } = await caller();
+    // Over HTTP the request arrived before this call: its latency counts from there.
+    if (metrics) started = Math.min(started, receivedAt);
     const data = await executor.run(operation, principal, args, {
       fromQueryString: false,
       receivedAt,
     });
+    countCall(metrics, started, operation.name, 200);
     return {
       content: [{ type: 'text', text: JSON.stringify({ data, request_id: requestId }) }],
       structuredContent: data as Record<string, unknown>,
     };
   } catch (error) {
     const outcome = errorOutcome(error, requestId);
+    countCall(metrics, started, operation.name, outcome.status);
     if (logger)
       logErrorOutcome(logger, outcome, error, {
         tool: operation.name,

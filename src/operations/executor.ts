@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Quota } from '../auth/quota.js';
 import { monotonicNow, withDeadline } from '../deadline.js';
 import { ApiError, ReportTimeoutError, StoreUnavailableError } from '../errors.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { CatalogCache } from './catalog-cache.js';
 import type { ReportFacts, ResourceReads, Row, TokenReads } from '../store/store.js';
@@ -33,6 +34,8 @@ export interface ExecutorDeps {
   storeTimeoutMs: number;
   /** Admission of report queries: bounded concurrency and waiting. */
   reports: ReportGate;
+  /** Prometheus metrics (VMS_READ_METRICS=1); absent when off, and then nothing is counted. */
+  metrics?: ServiceMetrics;
 }
 
 /** How a request reached the executor. */
@@ -64,6 +67,18 @@ function validatorFactory() {
     }
     return validate;
   };
+}
+
+/** Counts an answer that is a refusal (`status: refused`) by its code, and passes it on. */
+async function countRefusal(
+  metrics: ServiceMetrics,
+  operation: string,
+  answer: Promise<unknown>,
+): Promise<unknown> {
+  const data = await answer;
+  const { status, code } = data as { status?: unknown; code?: unknown };
+  if (status === 'refused' && typeof code === 'string') metrics.refused(operation, code);
+  return data;
 }
 
 const storeLate = () => new StoreUnavailableError('the store did not answer in time');
@@ -119,6 +134,18 @@ export class Executor {
       });
     }
     if (operation.staffOnly && principal.role !== 'staff') throw new ApiError('forbidden');
+    const answer = this.answer(operation, principal, input, arrival);
+    const { metrics } = this.deps;
+    return metrics && operation.refusal ? countRefusal(metrics, operation.name, answer) : answer;
+  }
+
+  /** Runs the operation, or answers a repeat from the cache. */
+  private answer(
+    operation: AnyOperation,
+    principal: Principal,
+    input: unknown,
+    arrival: Arrival,
+  ): Promise<unknown> {
     if (!operation.cacheable || principal.changeStamp === undefined)
       return this.execute(operation, principal, input, arrival);
     // Nothing in the store has changed since `changeStamp`, and the answer depends on nothing but
@@ -141,7 +168,7 @@ export class Executor {
     input: unknown,
     arrival: Arrival,
   ): Promise<unknown> {
-    const { store, facts, reportResults, cursors, now, catalogs, reports } = this.deps;
+    const { store, facts, reportResults, cursors, now, catalogs, reports, metrics } = this.deps;
     const { reportTimeoutMs, storeTimeoutMs } = this.deps;
     const reportDeadline = arrival.receivedAt + reportTimeoutMs;
     const answer = operation.run(
@@ -156,6 +183,7 @@ export class Executor {
         catalogs,
         reports,
         reportDeadline,
+        metrics,
       },
       input,
     );

@@ -2,6 +2,7 @@ import type { Static, TNever, TObject, TSchema } from 'typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
+import type { ReportMetrics } from '../metrics/service-metrics.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { ReportFacts, ResourceReads, Row, Workspace } from '../store/store.js';
 import type { CatalogCache } from './catalog-cache.js';
@@ -24,6 +25,8 @@ export interface OperationContext {
   reports: ReportGate;
   /** When a report must have answered (a monotonicNow() instant): receipt plus the time limit. */
   reportDeadline: number;
+  /** Where report durations go when metrics are on (VMS_READ_METRICS); absent when off. */
+  metrics?: ReportMetrics;
 }
 
 /**

@@ -22,6 +22,11 @@ export class ReportGate {
     readonly maxWaiting: number,
   ) {}
 
+  /** Report queries running now, and those waiting for a turn (the metrics endpoint shows both). */
+  state(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+
   /** Runs `work` with the milliseconds left before `deadline` (a monotonicNow() instant). */
   async run<T>(deadline: number, work: (remainingMs: number) => Promise<T>): Promise<T> {
     if (this.running >= this.concurrency) await this.turn(deadline);

@@ -9,7 +9,9 @@ import type { RefusalCode } from '../semantic/refusals.js';
 import { refusal } from './refusal.js';
 import { QueryResultSchema, ReportRefusalSchema } from './report-schemas.js';
 import type { Static } from 'typebox';
-import type { ReportEngine } from '../store/store.js';
+import type { ReportEngine, Row } from '../store/store.js';
+import { monotonicNow } from '../deadline.js';
+import type { ReportMetrics } from '../metrics/service-metrics.js';
 
 type QueryResult = Static<typeof QueryResultSchema>;
 type ReportRefusal = Static<typeof ReportRefusalSchema>;
@@ -100,7 +102,7 @@ export async function runReportQuery(
   );
   const raw = await ctx.reportResults.get(reportResultKey(engine, compiled), () =>
     ctx.reports.run(ctx.reportDeadline, (remainingMs) =>
-      engine.run(compiled.sql, compiled.params, remainingMs),
+      runOnEngine(ctx.metrics, operationId, engine, compiled, remainingMs),
     ),
   );
   const more = raw.length > take;
@@ -125,6 +127,24 @@ export async function runReportQuery(
     metricDefinitions: metricDefinitions(plan),
     semanticQuery: query,
   };
+}
+
+/**
+ * Runs a compiled report on its engine; with metrics on, records how long it ran (answered or
+ * past its time limit), the wait for a turn excluded.
+ */
+function runOnEngine(
+  metrics: ReportMetrics | undefined,
+  operationId: string,
+  engine: ReportEngine,
+  compiled: { sql: string; params: unknown[] },
+  remainingMs: number,
+): Promise<Row[]> {
+  if (!metrics) return engine.run(compiled.sql, compiled.params, remainingMs);
+  const started = monotonicNow();
+  return engine
+    .run(compiled.sql, compiled.params, remainingMs)
+    .finally(() => metrics.reportRan(operationId, engine.name, (monotonicNow() - started) / 1000));
 }
 
 /**

@@ -17,6 +17,7 @@ import type {
   Keyset,
   NewToken,
   PageQuery,
+  PoolState,
   ReportEngine,
   ResourceSource,
   Row,
@@ -50,6 +51,7 @@ export abstract class SqlStore implements Store {
   abstract readonly dialect: Dialect;
   abstract readonly reportConcurrency: number;
   abstract cacheSizes(): Record<string, number>;
+  abstract connectionPools(): PoolState[];
   abstract all(sql: string, params?: readonly unknown[]): Promise<Row[]>;
   abstract run(sql: string, params?: readonly unknown[]): Promise<number>;
   abstract migrate(): Promise<void>;

@@ -66,6 +66,20 @@ export interface NewToken extends Omit<TokenRow, 'revokedAt'> {
 }
 
 /**
+ * One pool of database connections (or report worker threads, each holding one) at this moment:
+ * what the metrics endpoint shows.
+ */
+export interface PoolState {
+  /** `reads`: the connections requests read through; `reports`: those report queries run on. */
+  pool: 'reads' | 'reports';
+  /** Connections open (busy or idle). */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+}
+
+/**
  * The database's life: schema, health and caches. Methods of every part below reject with
  * StoreUnavailableError when the database cannot be reached.
  */
@@ -74,6 +88,8 @@ export interface StoreLifecycle {
   readonly dialect: Dialect;
   /** Entries held by each per-shape cache (prepared statements, SQL texts): all are bounded. */
   cacheSizes(): Record<string, number>;
+  /** Its connection pools now; cheap, read at each metrics scrape. */
+  connectionPools(): PoolState[];
   /** Creates or upgrades the schema. */
   migrate(): Promise<void>;
   close(): Promise<void>;

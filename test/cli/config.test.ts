@@ -20,6 +20,7 @@ describe('readConfig: the environment, read once and checked', () => {
       logLevel: 'info',
       host: undefined,
       port: undefined,
+      metrics: false,
     });
   });
 
@@ -40,6 +41,7 @@ describe('readConfig: the environment, read once and checked', () => {
       LOG_LEVEL: 'warn',
       HOST: '0.0.0.0',
       PORT: '9000',
+      VMS_READ_METRICS: '1',
     });
     assert.deepEqual(config, {
       db: 'x.db',
@@ -59,6 +61,7 @@ describe('readConfig: the environment, read once and checked', () => {
       logLevel: 'warn',
       host: '0.0.0.0',
       port: '9000',
+      metrics: true,
     });
   });
 
@@ -75,6 +78,11 @@ describe('readConfig: the environment, read once and checked', () => {
     assert.equal(config.reportTimeoutMs, 10_000);
     assert.equal(config.origins.publicUrl, undefined);
     assert.equal(config.pgPoolSize, 10);
+  });
+
+  it('takes VMS_READ_METRICS empty or 0 as off', () => {
+    assert.equal(readConfig({ VMS_READ_METRICS: '' }).metrics, false);
+    assert.equal(readConfig({ VMS_READ_METRICS: '0' }).metrics, false);
   });
 
   const BAD: [variable: string, value: string, message: string][] = [
@@ -117,6 +125,8 @@ describe('readConfig: the environment, read once and checked', () => {
     ['VMS_READ_CACHE', 'no', 'VMS_READ_CACHE must be one of on, off'],
     ['VMS_READ_FACTS_MEMORY', 'lots', 'VMS_READ_FACTS_MEMORY must be a size such as 256MB or 1GB'],
     ['VMS_READ_FACTS_MEMORY', '1 GB', 'VMS_READ_FACTS_MEMORY must be a size such as 256MB or 1GB'],
+    ['VMS_READ_METRICS', 'true', 'VMS_READ_METRICS must be 1 (on) or 0 (off)'],
+    ['VMS_READ_METRICS', 'on', 'VMS_READ_METRICS must be 1 (on) or 0 (off)'],
   ];
   for (const [variable, value, message] of BAD) {
     it(`refuses ${variable}=${value} with a ConfigError naming the variable and the rule`, () => {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createToken } from '../../src/auth/tokens.js';
 import { exitOf, freePort, startServer } from '../support/cli.js';
-import { ALL_SCOPES, WS } from '../support/harness.js';
+import { staffToken } from '../support/harness.js';
 import { openSocket, parseRawAnswer, readUntilClosed } from '../support/raw-http.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
@@ -23,11 +22,7 @@ describe('SIGTERM drains and exits 0 whatever clients hold open', () => {
   let token: string;
   before(async () => {
     database = await openTestDatabase('sqlite');
-    token = await createToken(
-      database.store,
-      { workspaceId: WS, role: 'staff', scopes: ALL_SCOPES },
-      new Date(),
-    );
+    token = await staffToken(database.store);
   });
   after(() => database.drop());
 

@@ -28,6 +28,8 @@ export interface HarnessOptions {
   reportQueue?: number;
   /** What reports read: the columnar copy (the product's default) or the row store. */
   engine?: ReportEngineName;
+  /** Prometheus metrics at GET /metrics (VMS_READ_METRICS=1); off by default, as in the product. */
+  metrics?: boolean;
 }
 
 export interface Harness extends Pick<TestDatabase, 'all' | 'one' | 'db' | 'dialect'> {
@@ -52,6 +54,11 @@ export interface Harness extends Pick<TestDatabase, 'all' | 'one' | 'db' | 'dial
   close(): Promise<void>;
 }
 
+/** A staff token with every scope, minted into a store directly (for a server started by a test). */
+export function staffToken(store: SqlStore, workspaceId = WS): Promise<string> {
+  return createToken(store, { workspaceId, role: 'staff', scopes: ALL_SCOPES }, new Date());
+}
+
 /** A tiny seed (SQLite file or PostgreSQL database), a service over it, and tokens for every role. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = await openTestDatabase(options.dialect ?? 'sqlite');
@@ -66,6 +73,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     now: options.now,
     origins: options.origins ?? { allowedOrigins: [] },
     reportQueue: options.reportQueue,
+    metrics: options.metrics,
   });
   await app.ready();
   const { one } = database;

@@ -5,7 +5,7 @@ import type { SeedSink } from '../sink.js';
 import { MIGRATIONS, type DataTable } from '../schema.js';
 import { SqlStore } from '../sql-store.js';
 import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';
-import type { Row } from '../store.js';
+import type { PoolState, Row } from '../store.js';
 import { migrationSql } from '../dialect.js';
 import { postgresDialect } from './postgres-dialect.js';
 
@@ -196,6 +196,16 @@ export class PostgresStore extends SqlStore {
 
   cacheSizes(): Record<string, number> {
     return { sqlTexts: this.sqlCache.size };
+  }
+
+  connectionPools(): PoolState[] {
+    const state = (pool: PoolState['pool'], of: pg.Pool): PoolState => ({
+      pool,
+      total: of.totalCount,
+      idle: of.idleCount,
+      waiting: of.waitingCount,
+    });
+    return [state('reads', this.pool), state('reports', this.reportPool)];
   }
 
   async close(): Promise<void> {

@@ -55,6 +55,11 @@ export class ReportPool {
     return Math.max(0, ...[...this.workers].map((w) => this.statementCounts.get(w) ?? 0));
   }
 
+  /** Workers alive, those idle, and queries waiting for one. */
+  state(): { total: number; idle: number; waiting: number } {
+    return { total: this.workers.size, idle: this.idle.length, waiting: this.queue.length };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(new Error('report pool closed'));

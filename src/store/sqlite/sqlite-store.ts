@@ -8,7 +8,7 @@ import { MIGRATIONS, type DataTable } from '../schema.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { SqlStore } from '../sql-store.js';
 import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';
-import type { Row } from '../store.js';
+import type { PoolState, Row } from '../store.js';
 import { ReportPool, REPORT_WORKERS } from './report-pool.js';
 
 /** Prepared statements kept per connection: a fixed number, least recently used dropped first. */
@@ -106,6 +106,15 @@ export class SqliteStore extends SqlStore {
       reportStatements: this.reports?.largestStatementCache() ?? 0,
       reportWorkersReplaced: this.reports?.retired ?? 0,
     };
+  }
+
+  /**
+   * Requests read through one in-process connection (better-sqlite3 is synchronous): no pool to
+   * show. Report queries on the row store run on worker threads, each with its own connection.
+   */
+  connectionPools(): PoolState[] {
+    const { total, idle, waiting } = this.reports?.state() ?? { total: 0, idle: 0, waiting: 0 };
+    return [{ pool: 'reports', total, idle, waiting }];
   }
 
   async close(): Promise<void> {
