@@ -21,10 +21,16 @@ export async function mcpCommand(argv: string[], config: Config): Promise<void> 
     log: (message, failure) =>
       failure ? logger.warn({ err: failure }, message) : logger.info(message),
   });
-  const executor = await createExecutor({ store, facts, ...serviceSettings(config) });
+  const executor = await createExecutor({
+    store,
+    facts,
+    ...serviceSettings(config),
+    quotaLog: logger,
+  });
   const close = await serveStdio(executor, toolsetOf(OPERATIONS), token, logger);
   const shutdown = async () => {
     await close();
+    await executor.close();
     await facts.close();
     await store.close();
     process.exit(0);
