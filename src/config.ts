@@ -35,6 +35,11 @@ export interface Config {
   secret: string | undefined;
   /** VMS_READ_QUOTA_PER_MINUTE: requests a minute per token, default 6000; 0 turns the quota off. */
   quotaPerMinute: number;
+  /**
+   * REDIS_URL: where instances share the quota (a redis:// or rediss:// URL); unset (or empty),
+   * each instance counts its own requests in memory.
+   */
+  redisUrl: string | undefined;
   /** VMS_READ_REPORT_TIMEOUT_MS: the time limit of one report query, default 10 s. */
   reportTimeoutMs: number;
   /** VMS_READ_PUBLIC_URL and VMS_READ_ALLOWED_ORIGINS (comma-separated). */
@@ -128,6 +133,19 @@ function originsOf(env: Env): OriginConfig {
   return { publicUrl, allowedOrigins };
 }
 
+/** A Redis URL (redis://, or rediss:// for TLS) as ioredis reads one; undefined when unset. */
+function redisUrlOf(env: Env): string | undefined {
+  const value = env.REDIS_URL;
+  if (value === undefined || value === '') return undefined;
+  const protocol = URL.canParse(value) ? new URL(value).protocol : '';
+  if (protocol !== 'redis:' && protocol !== 'rediss:')
+    throw new ConfigError(
+      'REDIS_URL',
+      'must be a redis:// or rediss:// URL, e.g. redis://localhost:6379',
+    );
+  return value;
+}
+
 /** Reads and checks the environment; throws ConfigError on the first bad value. */
 export function readConfig(env: Env = process.env): Config {
   return {
@@ -141,6 +159,7 @@ export function readConfig(env: Env = process.env): Config {
       0,
       'must be a whole number (0 turns the quota off)',
     ),
+    redisUrl: redisUrlOf(env),
     reportTimeoutMs: wholeNumber(
       env,
       'VMS_READ_REPORT_TIMEOUT_MS',

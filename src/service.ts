@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { createQuota } from './auth/quota.js';
+import { createQuota, type Quota } from './auth/quota.js';
+import { createRedisQuota, type QuotaLog } from './auth/redis-quota.js';
 import {
   DEFAULT_QUOTA_PER_MINUTE,
   DEFAULT_REPORT_TIMEOUT_MS,
@@ -25,6 +26,10 @@ export interface ServiceOptions {
   secret?: string;
   /** Requests a minute per token (VMS_READ_QUOTA_PER_MINUTE), default 6000; 0 turns the quota off. */
   quotaPerMinute?: number;
+  /** REDIS_URL: count the quota in this Redis, shared with every instance pointing at it. */
+  redisUrl?: string;
+  /** Where the shared quota reports Redis outages; createService uses the app's logger. */
+  quotaLog?: QuotaLog;
   logger?: boolean | Record<string, unknown>;
   now?: () => Date;
   /** Time limit of one report query (VMS_READ_REPORT_TIMEOUT_MS), default 10 s. */
@@ -61,22 +66,33 @@ export function serviceSettings(
   ServiceOptions,
   | 'secret'
   | 'quotaPerMinute'
+  | 'redisUrl'
   | 'reportTimeoutMs'
   | 'origins'
   | 'cacheReports'
   | 'cacheReads'
   | 'metrics'
 > {
-  const { secret, quotaPerMinute, reportTimeoutMs, origins, cache, metrics } = config;
+  const { secret, quotaPerMinute, redisUrl, reportTimeoutMs, origins, cache, metrics } = config;
   return {
     secret,
     quotaPerMinute,
+    redisUrl,
     reportTimeoutMs,
     origins,
     cacheReports: cache,
     cacheReads: cache,
     metrics,
   };
+}
+
+const SILENT: QuotaLog = { warn: () => {}, info: () => {} };
+
+/** In memory, or shared through Redis when REDIS_URL is set (and the quota is on). */
+function quotaOf(options: ServiceOptions): Quota {
+  const perMinute = options.quotaPerMinute ?? DEFAULT_QUOTA_PER_MINUTE;
+  if (!options.redisUrl || perMinute <= 0) return createQuota(perMinute);
+  return createRedisQuota({ url: options.redisUrl, perMinute, log: options.quotaLog ?? SILENT });
 }
 
 /** The executor over a store: the one path to the data that HTTP and MCP share. */
@@ -94,7 +110,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     reportResults: new ResultCache(options.cacheReports ?? true),
     readResults: new ResultCache(options.cacheReads ?? true, true),
     cursors: createCursorCodec(secret),
-    quota: createQuota(options.quotaPerMinute ?? DEFAULT_QUOTA_PER_MINUTE),
+    quota: quotaOf(options),
     now: options.now ?? (() => new Date()),
     catalogs: new CatalogCache(),
     reportTimeoutMs: options.reportTimeoutMs ?? DEFAULT_REPORT_TIMEOUT_MS,
@@ -110,11 +126,22 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
   });
 }
 
-/** Wires store, executor and HTTP app (API and MCP); the caller decides whether to listen. */
+/**
+ * Wires store, executor and HTTP app (API and MCP); the caller decides whether to listen. Closing
+ * the app (SIGTERM, once requests have drained) closes the executor's Redis connection.
+ */
 export async function createService(
   options: ServiceOptions,
 ): Promise<{ app: FastifyInstance; executor: Executor }> {
-  const executor = await createExecutor(options);
+  // The quota reports to the app's log, which exists only once the app does (no request before).
+  const log: { to?: QuotaLog } = {};
+  const executor = await createExecutor({
+    ...options,
+    quotaLog: options.quotaLog ?? {
+      warn: (details, message) => log.to?.warn(details, message),
+      info: (details, message) => log.to?.info(details, message),
+    },
+  });
   executor.prepare(OPERATIONS);
   const app = await buildApp({
     executor,
@@ -123,5 +150,7 @@ export async function createService(
     logger: options.logger,
     origins: options.origins ?? { allowedOrigins: [] },
   });
+  log.to = app.log;
+  app.addHook('onClose', () => executor.close());
   return { app, executor };
 }

@@ -2,17 +2,28 @@ import { LRUCache } from 'lru-cache';
 
 /**
  * A per-token request budget (token bucket): `perMinute` requests a minute, refilled continuously.
- * Kept in this process's memory, so each instance counts its own requests.
+ * `createQuota` keeps it in this process's memory, so each instance counts its own requests;
+ * `createRedisQuota` (redis-quota.ts) shares it between instances.
  */
 export interface Quota {
-  /** Takes one request; returns 0 when admitted, else the seconds to wait. */
-  take(tokenId: string, nowMs: number): number;
+  /**
+   * Takes one request; gives 0 when admitted, else the whole seconds to wait (at least 1). The
+   * in-memory quota answers at once; the shared one answers once Redis has (or has failed to).
+   */
+  take(tokenId: string, nowMs: number): number | Promise<number>;
+  /** Releases what the quota holds outside this process (the Redis connection). */
+  close?(): Promise<void>;
 }
 
 /** Buckets kept at most; a bucket idle for a minute is full again, so forgetting it changes nothing. */
 const MAX_BUCKETS = 100_000;
 
-export function createQuota(perMinute: number): Quota {
+/** The in-memory quota: it answers at once. */
+export interface LocalQuota extends Quota {
+  take(tokenId: string, nowMs: number): number;
+}
+
+export function createQuota(perMinute: number): LocalQuota {
   if (perMinute <= 0) return { take: () => 0 };
   const ratePerMs = perMinute / 60_000;
   const buckets = new LRUCache<string, { tokens: number; at: number }>({

@@ -27,10 +27,12 @@ export async function mcpCommand(argv: string[], config: Config): Promise<void> 
     facts,
     ...serviceSettings(config),
     metrics: false,
+    quotaLog: logger,
   });
   const close = await serveStdio(executor, toolsetOf(OPERATIONS), token, logger);
   const shutdown = async () => {
     await close();
+    await executor.close();
     await facts.close();
     await store.close();
     process.exit(0);

@@ -25,7 +25,7 @@ export async function authenticateAndAdmit(
   request: FastifyRequest,
 ): Promise<void> {
   const principal = await executor.authenticate(authorizationOf(request), request.receivedAt);
-  executor.admit(principal);
+  await executor.admit(principal);
   request.principal = principal;
 }
 

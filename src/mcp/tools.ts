@@ -48,7 +48,7 @@ export function callerWithToken(executor: Executor, token: string): Caller {
   return async () => {
     const receivedAt = monotonicNow();
     const principal = await executor.authenticate(`Bearer ${token}`, receivedAt);
-    executor.admit(principal);
+    await executor.admit(principal);
     return { principal, receivedAt };
   };
 }

@@ -110,10 +110,15 @@ export class Executor {
     );
   }
 
-  /** Counts one request against the token's quota; throws 429 when it is spent. */
-  admit(principal: Principal): void {
-    const wait = this.deps.quota.take(principal.tokenId, this.deps.now().getTime());
+  /** Counts one request against the token's quota; rejects with 429 when it is spent. */
+  async admit(principal: Principal): Promise<void> {
+    const wait = await this.deps.quota.take(principal.tokenId, this.deps.now().getTime());
     if (wait > 0) throw new ApiError('rate_limited', { 'retry-after': String(wait) });
+  }
+
+  /** Releases what the executor holds beyond the store: the shared quota's Redis connection. */
+  async close(): Promise<void> {
+    await this.deps.quota.close?.();
   }
 
   /** Validates and runs an operation for an authenticated, admitted principal. */

@@ -10,6 +10,7 @@ describe('readConfig: the environment, read once and checked', () => {
       token: undefined,
       secret: undefined,
       quotaPerMinute: 6000,
+      redisUrl: undefined,
       reportTimeoutMs: 10_000,
       origins: { publicUrl: undefined, allowedOrigins: [] },
       pgPoolSize: 10,
@@ -30,6 +31,7 @@ describe('readConfig: the environment, read once and checked', () => {
       VMS_READ_TOKEN: 'vmsr_t',
       VMS_READ_SECRET: 's',
       VMS_READ_QUOTA_PER_MINUTE: '0',
+      REDIS_URL: 'rediss://vms:secret@cache.example.com:6380/2',
       VMS_READ_REPORT_TIMEOUT_MS: '250',
       VMS_READ_PUBLIC_URL: 'https://vms.example.com/base',
       VMS_READ_ALLOWED_ORIGINS: ' https://a.example , ,https://b.example',
@@ -48,6 +50,7 @@ describe('readConfig: the environment, read once and checked', () => {
       token: 'vmsr_t',
       secret: 's',
       quotaPerMinute: 0,
+      redisUrl: 'rediss://vms:secret@cache.example.com:6380/2',
       reportTimeoutMs: 250,
       origins: {
         publicUrl: 'https://vms.example.com/base',
@@ -72,12 +75,22 @@ describe('readConfig: the environment, read once and checked', () => {
       VMS_READ_REPORT_TIMEOUT_MS: '',
       VMS_READ_PUBLIC_URL: '',
       VMS_READ_PG_POOL_SIZE: '',
+      REDIS_URL: '',
     });
     assert.equal(config.secret, undefined);
     assert.equal(config.quotaPerMinute, 6000);
     assert.equal(config.reportTimeoutMs, 10_000);
     assert.equal(config.origins.publicUrl, undefined);
     assert.equal(config.pgPoolSize, 10);
+    assert.equal(config.redisUrl, undefined);
+  });
+
+  it('takes REDIS_URL as redis:// or rediss://', () => {
+    assert.equal(
+      readConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl,
+      'redis://127.0.0.1:6379',
+    );
+    assert.equal(readConfig({ REDIS_URL: 'rediss://cache:6380' }).redisUrl, 'rediss://cache:6380');
   });
 
   it('takes VMS_READ_METRICS empty or 0 as off', () => {
@@ -121,6 +134,13 @@ describe('readConfig: the environment, read once and checked', () => {
       'ten',
       'VMS_READ_PG_POOL_SIZE must be a whole number of connections, at least 1',
     ],
+    ...['http://localhost:6379', 'localhost:6379', 'redis', 'cache.example.com'].map(
+      (value): [string, string, string] => [
+        'REDIS_URL',
+        value,
+        'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://localhost:6379',
+      ],
+    ),
     ['VMS_READ_REPORT_ENGINE', 'duck', 'VMS_READ_REPORT_ENGINE must be one of columnar, row'],
     ['VMS_READ_CACHE', 'no', 'VMS_READ_CACHE must be one of on, off'],
     ['VMS_READ_FACTS_MEMORY', 'lots', 'VMS_READ_FACTS_MEMORY must be a size such as 256MB or 1GB'],

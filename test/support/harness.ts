@@ -22,6 +22,10 @@ export const OTHER_WS = 'ws_team';
 export interface HarnessOptions {
   dialect?: Dialect;
   quotaPerMinute?: number;
+  /** Share the quota through this Redis (REDIS_URL). */
+  redisUrl?: string;
+  /** The app's pino options (default: no log). */
+  logger?: Record<string, unknown>;
   reportTimeoutMs?: number;
   now?: () => Date;
   origins?: OriginConfig;
@@ -69,6 +73,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     facts,
     secret: 'test-secret',
     quotaPerMinute: options.quotaPerMinute ?? 0,
+    redisUrl: options.redisUrl,
+    logger: options.logger,
     reportTimeoutMs: options.reportTimeoutMs,
     now: options.now,
     origins: options.origins ?? { allowedOrigins: [] },
