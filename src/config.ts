@@ -18,7 +18,10 @@ export class ConfigError extends Error {
 export interface OriginConfig {
   /** The URL clients reach this server at (VMS_READ_PUBLIC_URL), e.g. behind a proxy. */
   publicUrl?: string;
-  /** Browser origins allowed on /mcp besides the server's own (VMS_READ_ALLOWED_ORIGINS). */
+  /**
+   * Browser origins allowed on /mcp besides the server's own, and the only ones CORS answers on
+   * /api/v1/* and /mcp (VMS_READ_ALLOWED_ORIGINS).
+   */
   allowedOrigins: readonly string[];
 }
 
@@ -119,11 +122,30 @@ function onOff(env: Env, variable: string): boolean {
   throw new ConfigError(variable, 'must be 1 (on) or 0 (off)');
 }
 
+/**
+ * One entry of VMS_READ_ALLOWED_ORIGINS as a browser sends it in `Origin` (`scheme://host[:port]`):
+ * http and https entries are read by the URL parser (host in lower case, default port dropped);
+ * other schemes (a browser extension's) are kept as written. `*` and `null` are refused: the list
+ * names the pages that may call with a token, and CORS matches them exactly (docs/api.md "CORS").
+ */
+function originOf(entry: string): string {
+  const refuse = () =>
+    new ConfigError(
+      'VMS_READ_ALLOWED_ORIGINS',
+      'must list origins such as https://app.example.com, comma-separated (no path, * or null)',
+    );
+  if (!/^[a-z][a-z\d+.-]*:\/\/[^/?#@\s*]+\/?$/i.test(entry) || !URL.canParse(entry)) throw refuse();
+  const url = new URL(entry);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return entry.replace(/\/$/, '');
+  return url.origin;
+}
+
 function originsOf(env: Env): OriginConfig {
   const allowedOrigins = (env.VMS_READ_ALLOWED_ORIGINS ?? '')
     .split(',')
     .map((o) => o.trim())
-    .filter(Boolean);
+    .filter(Boolean)
+    .map(originOf);
   const publicUrl = env.VMS_READ_PUBLIC_URL || undefined;
   if (publicUrl !== undefined && !URL.canParse(publicUrl))
     throw new ConfigError(

@@ -15,6 +15,7 @@ import type { AnyOperation } from '../operations/operation.js';
 import { parseQueryString } from '../operations/query-string.js';
 import type { StoreLifecycle } from '../store/store.js';
 import { answerClientError } from './client-errors.js';
+import { installCors } from './cors.js';
 import { errorAnswer, installErrorHandling } from './error-handling.js';
 import { installJsonBodyParser } from './json-body.js';
 import { installMetrics } from './metrics-route.js';
@@ -28,7 +29,7 @@ export interface AppDeps {
   store: StoreLifecycle;
   /** Pino options, a logger, or false for none (tests). */
   logger?: boolean | Record<string, unknown> | FastifyBaseLogger;
-  /** The server's own origin and the browser origins allowed on /mcp. */
+  /** The server's own origin, and the browser origins allowed on /mcp and answered by CORS. */
   origins: OriginConfig;
 }
 
@@ -96,6 +97,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     request.receivedAt = monotonicNow();
     // On the raw response, so that answers written by the MCP transport carry it too.
     reply.raw.setHeader('x-request-id', request.id);
+  });
+  // Preflights are answered here, before the token and the quota; every later refusal (503
+  // below, 401, 429, 404) to a listed origin carries the CORS headers set here.
+  await installCors(app, deps.origins.allowedOrigins);
+  app.addHook('onRequest', async (request, reply) => {
     if (closing) {
       reply.header('connection', 'close');
       throw new ApiError('shutting_down');

@@ -129,6 +129,9 @@ export function mountMcpHttp(
         void server.close();
       });
       await server.connect(transport);
+      // The transport writes the answer on the raw response: headers set by hooks (CORS) go there.
+      for (const [name, value] of Object.entries(reply.getHeaders()))
+        if (value !== undefined) reply.raw.setHeader(name, value);
       reply.hijack();
       await transport.handleRequest(request.raw, reply.raw, request.body);
     },

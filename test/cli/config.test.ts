@@ -98,6 +98,20 @@ describe('readConfig: the environment, read once and checked', () => {
     assert.equal(readConfig({ VMS_READ_METRICS: '0' }).metrics, false);
   });
 
+  it('reads each allowed origin as a browser sends it in Origin', () => {
+    const config = readConfig({
+      VMS_READ_ALLOWED_ORIGINS:
+        'HTTPS://App.Example.com:443/, http://127.0.0.1:5173, chrome-extension://abcdef/',
+    });
+    assert.deepEqual(config.origins.allowedOrigins, [
+      'https://app.example.com',
+      'http://127.0.0.1:5173',
+      'chrome-extension://abcdef',
+    ]);
+  });
+
+  const ORIGINS_RULE =
+    'VMS_READ_ALLOWED_ORIGINS must list origins such as https://app.example.com, comma-separated (no path, * or null)';
   const BAD: [variable: string, value: string, message: string][] = [
     [
       'VMS_READ_QUOTA_PER_MINUTE',
@@ -141,6 +155,13 @@ describe('readConfig: the environment, read once and checked', () => {
         'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://localhost:6379',
       ],
     ),
+    ['VMS_READ_ALLOWED_ORIGINS', '*', ORIGINS_RULE],
+    ['VMS_READ_ALLOWED_ORIGINS', 'null', ORIGINS_RULE],
+    ['VMS_READ_ALLOWED_ORIGINS', 'https://app.example.com/path', ORIGINS_RULE],
+    ['VMS_READ_ALLOWED_ORIGINS', 'app.example.com', ORIGINS_RULE],
+    ['VMS_READ_ALLOWED_ORIGINS', 'https://a.example,https://*.example.com', ORIGINS_RULE],
+    ['VMS_READ_ALLOWED_ORIGINS', 'https://user@app.example.com', ORIGINS_RULE],
+    ['VMS_READ_ALLOWED_ORIGINS', 'https://app.example.com?x=1', ORIGINS_RULE],
     ['VMS_READ_REPORT_ENGINE', 'duck', 'VMS_READ_REPORT_ENGINE must be one of columnar, row'],
     ['VMS_READ_CACHE', 'no', 'VMS_READ_CACHE must be one of on, off'],
     ['VMS_READ_FACTS_MEMORY', 'lots', 'VMS_READ_FACTS_MEMORY must be a size such as 256MB or 1GB'],

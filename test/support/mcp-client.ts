@@ -4,6 +4,18 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Harness } from './harness.js';
 import { WS } from './harness.js';
 
+/** A JSON-RPC `initialize` as a client over HTTP sends it first, with no SDK in between. */
+export const INITIALIZE_REQUEST = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'vms-read-tests', version: '1' },
+  },
+};
+
 export function newClient(): Client {
   return new Client({ name: 'vms-read-tests', version: '1.0.0' });
 }

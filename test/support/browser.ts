@@ -1,0 +1,75 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/**
+ * A real browser for tests that need one (CORS, web pages): Debian's `chromium` package, driven
+ * by `playwright-core` (the driver alone, no downloaded browser: the machines have no internet).
+ * `.ci/run` installs the package.
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+
+/**
+ * The `skip` option of a suite needing the browser: skipped with one line where Chromium is not
+ * installed, never in CI (there, the suite runs and fails loudly if it is missing).
+ */
+export function skipWithoutChromium(): string | false {
+  return (
+    !existsSync(CHROMIUM) &&
+    !ci &&
+    `Chromium not installed at ${CHROMIUM}: apt-get install chromium (CI installs it)`
+  );
+}
+
+/** Headless, no sandbox (containers), and nothing that reaches the network on its own. */
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface TestBrowser {
+  /** A new page in a context of its own (no cache or cookies shared with other pages). */
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Launches Chromium with a fresh profile (Playwright makes a temporary one and deletes it). */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  return {
+    newPage: async () => (await browser.newContext()).newPage(),
+    close: () => browser.close(),
+  };
+}
+
+export interface PageServer {
+  /** `http://127.0.0.1:<port>`: the origin the page runs on (127.0.0.1 and localhost differ). */
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** Serves one HTML page at every path on 127.0.0.1 (`port` 0: a free one), as a web app would. */
+export async function servePage(html: string, port = 0): Promise<PageServer> {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
