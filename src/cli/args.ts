@@ -1,22 +1,28 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import { isPlainId, PLAIN_ID_SHAPE } from '../records/plain-values.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 
-/** A usage mistake: printed with the command's usage line, exit code 2. */
-export class UsageError extends Error {}
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-
-/** Strict parsing: an unknown flag or a missing value is a usage error, never ignored. */
-export function parse<O extends Options>(argv: string[], options: O, allowPositionals = false) {
-  try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+/**
+ * A usage mistake (an unknown command or flag, a missing or bad value): printed as one line
+ * followed by `usage`, the help of the command it was made in (the dispatcher fills it in), on
+ * stderr with exit code 2.
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    public usage?: string,
+  ) {
+    super(message);
   }
 }
+
+/** `--db`, the same for every command that reads or writes a database. */
+export const DB_FLAG = {
+  type: 'string',
+  value: 'D',
+  help: 'a SQLite file path or a postgres:// URL (default: VMS_READ_DB)',
+} as const;
 
 export function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
@@ -35,6 +41,18 @@ export function plainIdOf(value: string | undefined, flag: string): string | und
 
 export function requiredId(value: string | undefined, flag: string): string {
   return plainIdOf(required(value, flag), flag) as string;
+}
+
+/** `--token`, for the commands that act with or on one token (`mcp`, `token revoke`). */
+export const TOKEN_FLAG = {
+  type: 'string',
+  value: 'T',
+  help: 'the bearer token (default: VMS_READ_TOKEN)',
+} as const;
+
+/** `--token`, defaulting to VMS_READ_TOKEN. */
+export function tokenOf(value: string | undefined, config: Config): string {
+  return required(value ?? config.token, '--token (or VMS_READ_TOKEN)');
 }
 
 /** `--db`, defaulting to VMS_READ_DB. */

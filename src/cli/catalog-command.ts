@@ -1,32 +1,38 @@
 import { setMetricEnabled } from '../admin/catalog.js';
-import type { Config } from '../config.js';
-import { openDb, parse, requiredId, UsageError } from './args.js';
+import { DB_FLAG, openDb, requiredId } from './args.js';
+import { defineCommand, type Command } from './command.js';
 
-/** `catalog enable|disable`: prints the new configuration version (admin/catalog.ts). */
-export async function catalogCommand(argv: string[], config: Config): Promise<void> {
-  const [action, ...rest] = argv;
-  if (action !== 'enable' && action !== 'disable')
-    throw new UsageError(
-      'usage: vms-read catalog enable|disable --db D --workspace W --metric KEY',
-    );
-  const { values } = parse(rest, {
-    db: { type: 'string' },
-    workspace: { type: 'string' },
-    metric: { type: 'string' },
+/**
+ * `catalog enable|disable`: writes a new version of the workspace's program configuration with
+ * the metric added or removed and prints it (admin/catalog.ts).
+ */
+function catalogCommand(action: 'enable' | 'disable'): Command {
+  return defineCommand({
+    name: `catalog ${action}`,
+    synopsis: '--db D --workspace W --metric KEY',
+    summary: `${action === 'enable' ? 'add a metric to' : 'remove a metric from'} a workspace's catalog`,
+    description:
+      `Writes a new version of workspace W's program configuration with metric KEY\n` +
+      `${action === 'enable' ? 'added' : 'removed'} (configVersion + 1, so catalogVersion changes) and prints it as JSON.`,
+    flags: {
+      db: DB_FLAG,
+      workspace: { type: 'string', value: 'W', help: 'the workspace id' },
+      metric: { type: 'string', value: 'KEY', help: "the metric's key, e.g. spend" },
+    },
+    async run({ values }, config) {
+      const metric = requiredId(values.metric, '--metric');
+      const workspaceId = requiredId(values.workspace, '--workspace');
+      const store = await openDb(values.db, config);
+      try {
+        const enabled = action === 'enable';
+        const result = await setMetricEnabled(store, workspaceId, metric, enabled, new Date());
+        process.stdout.write(`${JSON.stringify(result)}\n`);
+      } finally {
+        await store.close();
+      }
+    },
   });
-  const metric = requiredId(values.metric, '--metric');
-  const workspaceId = requiredId(values.workspace, '--workspace');
-  const store = await openDb(values.db, config);
-  try {
-    const result = await setMetricEnabled(
-      store,
-      workspaceId,
-      metric,
-      action === 'enable',
-      new Date(),
-    );
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-  } finally {
-    await store.close();
-  }
 }
+
+export const catalogEnableCommand = catalogCommand('enable');
+export const catalogDisableCommand = catalogCommand('disable');

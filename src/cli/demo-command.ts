@@ -3,16 +3,29 @@ import { DEMO_SEED, DEMO_WORKSPACE, demoTokens, type DemoTokens } from '../admin
 import { seedStore } from '../admin/seed.js';
 import type { Config } from '../config.js';
 import { openStore } from '../store/open-store.js';
-import { parse, todayUtc } from './args.js';
+import { todayUtc } from './args.js';
+import { defineCommand } from './command.js';
 import { writeFactsAfterLoad } from './facts-command.js';
-import { hostAndPort, listen } from './serve-command.js';
+import { ADDRESS_FLAGS, checkPortFree, hostAndPort, listen } from './serve-command.js';
 
 const DEMO_DB = 'data/demo.db';
 const DEMO_TOKENS = 'data/demo-tokens.json';
 
 /** `npm start`: a seeded embedded database, demo tokens, and a running server. */
-export async function demoCommand(argv: string[], config: Config): Promise<void> {
-  const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } });
+export const demoCommand = defineCommand({
+  name: 'demo',
+  synopsis: '[--host 127.0.0.1] [--port 8080]',
+  summary: `seed ${DEMO_DB} if missing, mint demo tokens and serve it (npm start)`,
+  description:
+    `What npm start runs: creates ${DEMO_DB} (scale small) if missing, mints demo tokens into\n` +
+    `${DEMO_TOKENS}, serves, and prints the base URL, the tokens and a first curl command.`,
+  flags: ADDRESS_FLAGS,
+  run: ({ values }, config) => demo(hostAndPort(values, config), config),
+});
+
+async function demo(address: { host: string; port: number }, config: Config): Promise<void> {
+  // A port in use is told before seeding, which takes seconds on the first run.
+  await checkPortFree(address);
   const fresh = !existsSync(DEMO_DB);
   const store = await openStore(DEMO_DB, { create: true });
   if (fresh || !(await store.hasData())) {
@@ -25,7 +38,7 @@ export async function demoCommand(argv: string[], config: Config): Promise<void>
     : null;
   const { tokens, minted } = await demoTokens(store, saved, new Date());
   if (minted) writeFileSync(DEMO_TOKENS, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
-  const { baseUrl } = await listen(store, DEMO_DB, hostAndPort(values, config), config);
+  const { baseUrl } = await listen(store, DEMO_DB, address, config);
   const lines = [
     '',
     `vms-read demo is serving ${DEMO_DB} at ${baseUrl}`,

@@ -1,7 +1,8 @@
 import type { Config } from '../config.js';
 import { writeColumnarFacts, type ReportFactsOptions } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
-import { dbOf, openDb, parse, UsageError } from './args.js';
+import { DB_FLAG, dbOf, openDb } from './args.js';
+import { defineCommand } from './command.js';
 
 /** The report engine settings of the configuration. */
 export function factsSettings(config: Config): ReportFactsOptions {
@@ -18,21 +19,24 @@ export async function writeFactsAfterLoad(store: Store, db: string, config: Conf
     process.stderr.write(`columnar report facts written to ${built.path} in ${built.ms} ms\n`);
 }
 
-/**
- * `facts refresh --db D`: rebuilds the report fact tables from the records, gives the data a new
- * stamp and writes the columnar copy: for rows written into the database by other means than
- * vms-read's seed and import. Running servers switch to the new copy on their next report.
- */
-export async function factsCommand(argv: string[], config: Config): Promise<void> {
-  const [action, ...rest] = argv;
-  if (action !== 'refresh') throw new UsageError('facts takes refresh');
-  const { values } = parse(rest, { db: { type: 'string' } });
-  const db = dbOf(values.db, config);
-  const store = await openDb(db, config);
-  try {
-    await store.refreshReportFacts();
-    await writeFactsAfterLoad(store, db, config);
-  } finally {
-    await store.close();
-  }
-}
+/** `facts refresh --db D` (its description says what it does and when). */
+export const factsRefreshCommand = defineCommand({
+  name: 'facts refresh',
+  synopsis: '--db D',
+  summary: 'rebuild the report facts after writes by other means than seed and import',
+  description:
+    'Rebuilds the report fact tables from the records, gives the data a new stamp and writes\n' +
+    'the columnar copy: for rows written into the database by other means than seed and\n' +
+    'import. Running servers switch to the new copy on their next report.',
+  flags: { db: DB_FLAG },
+  async run({ values }, config) {
+    const db = dbOf(values.db, config);
+    const store = await openDb(db, config);
+    try {
+      await store.refreshReportFacts();
+      await writeFactsAfterLoad(store, db, config);
+    } finally {
+      await store.close();
+    }
+  },
+});

@@ -2,19 +2,32 @@ import { statSync } from 'node:fs';
 import { importDirectory } from '../admin/import.js';
 import type { Config } from '../config.js';
 import { formatProblems, PROBLEM_CAP } from '../importer/import-problems.js';
-import { dbOf, openDb, parse, requiredId, UsageError } from './args.js';
+import { DB_FLAG, dbOf, openDb, requiredId, UsageError } from './args.js';
+import { defineCommand } from './command.js';
 import { writeFactsAfterLoad } from './facts-command.js';
 
 /**
  * `import`: loads a directory of CSV or NDJSON files into one workspace, all or nothing
  * (admin/import.ts); problems go to stderr as `file:line: message`.
  */
-export async function importCommand(argv: string[], config: Config): Promise<void> {
-  const { values, positionals } = parse(
-    argv,
-    { db: { type: 'string' }, workspace: { type: 'string' } },
-    true,
-  );
+export const importCommand = defineCommand({
+  name: 'import',
+  synopsis: '--db D --workspace W DIR',
+  summary: 'load DIR/<table>.csv|.ndjson into a workspace, all or nothing',
+  description:
+    'Loads the CSV or NDJSON files of DIR (one per table, named <table>.csv or\n' +
+    '<table>.ndjson) into workspace W, all or nothing: problems go to stderr as\n' +
+    'file:line: message with exit 1 and nothing written; otherwise JSON counts on stdout.',
+  flags: { db: DB_FLAG, workspace: { type: 'string', value: 'W', help: 'the workspace id' } },
+  positionals: true,
+  run: ({ values, positionals }, config) => load(values, positionals, config),
+});
+
+async function load(
+  values: { db?: string; workspace?: string },
+  positionals: string[],
+  config: Config,
+): Promise<void> {
   if (positionals.length !== 1) throw new UsageError('import takes exactly one DIR');
   const [dir] = positionals;
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())

@@ -5,13 +5,24 @@ import { toolsetOf } from '../mcp/tools.js';
 import { OPERATIONS } from '../operations/registry.js';
 import { createExecutor, serviceSettings } from '../service.js';
 import { openReportFacts } from '../store/open-store.js';
-import { dbOf, openDb, parse, required } from './args.js';
+import { DB_FLAG, dbOf, openDb, TOKEN_FLAG, tokenOf } from './args.js';
+import { defineCommand } from './command.js';
 import { factsSettings } from './facts-command.js';
 
 /** `vms-read mcp --db D --token T`: MCP over stdio; stdout carries the protocol and nothing else. */
-export async function mcpCommand(argv: string[], config: Config): Promise<void> {
-  const { values } = parse(argv, { db: { type: 'string' }, token: { type: 'string' } });
-  const token = required(values.token ?? config.token, '--token (or VMS_READ_TOKEN)');
+export const mcpCommand = defineCommand({
+  name: 'mcp',
+  synopsis: '--db D --token T',
+  summary: 'MCP over stdio, as the holder of one token',
+  description:
+    'Serves MCP over stdin and stdout as the holder of token T; stdout carries the protocol\n' +
+    'and nothing else, the log goes to stderr. Ends when stdin closes.',
+  flags: { db: DB_FLAG, token: TOKEN_FLAG },
+  run: ({ values }, config) => mcp(values, config),
+});
+
+async function mcp(values: { db?: string; token?: string }, config: Config): Promise<void> {
+  const token = tokenOf(values.token, config);
   const db = dbOf(values.db, config);
   const store = await openDb(db, config);
   // stdout is the protocol's: failed tool calls are logged to stderr (fd 2), as JSON lines.

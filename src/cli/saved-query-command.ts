@@ -2,25 +2,33 @@ import { createSavedQuery } from '../admin/saved-queries.js';
 import type { Config } from '../config.js';
 import { SAVED_QUERY_KINDS } from '../records/resources.js';
 import { checkSavedDefinition } from '../semantic/saved-definition.js';
-import { openDb, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
+import { DB_FLAG, openDb, plainIdOf, required, requiredId, UsageError } from './args.js';
+import { defineCommand, type Values } from './command.js';
 
 type Kind = (typeof SAVED_QUERY_KINDS)[number];
 
+const FLAGS = {
+  db: DB_FLAG,
+  workspace: { type: 'string', value: 'W', help: 'the workspace id' },
+  kind: { type: 'string', value: 'K', help: SAVED_QUERY_KINDS.join(', ') },
+  name: { type: 'string', value: 'TEXT', help: 'its name, as people will see it' },
+  definition: { type: 'string', value: 'JSON', help: '{"query": {...}, "period"?: {...}}' },
+  dashboard: { type: 'string', value: 'ID', help: 'the dashboard of a dashboard_tile' },
+} as const;
+
 /** `saved-query create`: stores `{query, period?}` after checking its shape; prints the new id alone. */
-export async function savedQueryCommand(argv: string[], config: Config): Promise<void> {
-  const [action, ...rest] = argv;
-  if (action !== 'create')
-    throw new UsageError(
-      'usage: vms-read saved-query create --db D --workspace W --kind K --name TEXT --definition JSON [--dashboard ID]',
-    );
-  const { values } = parse(rest, {
-    db: { type: 'string' },
-    workspace: { type: 'string' },
-    kind: { type: 'string' },
-    name: { type: 'string' },
-    definition: { type: 'string' },
-    dashboard: { type: 'string' },
-  });
+export const savedQueryCreateCommand = defineCommand({
+  name: 'saved-query create',
+  synopsis: `--db D --workspace W --kind ${SAVED_QUERY_KINDS.join('|')} --name TEXT --definition JSON [--dashboard ID]`,
+  summary: 'store a saved query; prints the new id alone',
+  description:
+    'Stores a saved query of workspace W, visible to its staff tokens, after checking its\n' +
+    'definition {query, period?}; prints the new id alone.',
+  flags: FLAGS,
+  run: ({ values }, config) => create(values, config),
+});
+
+async function create(values: Values<typeof FLAGS>, config: Config): Promise<void> {
   const kind = required(values.kind, '--kind');
   if (!(SAVED_QUERY_KINDS as readonly string[]).includes(kind))
     throw new UsageError(`--kind must be one of ${SAVED_QUERY_KINDS.join(', ')}`);

@@ -1,10 +1,12 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { createServer } from 'node:net';
 import type { Config } from '../config.js';
 import { withDeadline } from '../deadline.js';
 import { createService, serviceSettings, STORE_TIMEOUT_MS } from '../service.js';
 import type { Store } from '../store/store.js';
 import { openReportFacts } from '../store/open-store.js';
-import { dbOf, integerOf, openDb, parse } from './args.js';
+import { DB_FLAG, dbOf, integerOf, openDb } from './args.js';
+import { defineCommand, type Flags } from './command.js';
 import { factsSettings } from './facts-command.js';
 
 export interface Listening {
@@ -15,15 +17,45 @@ export interface Listening {
 /** How long requests in flight may take to finish once SIGTERM arrives (DESIGN §5). */
 export const DRAIN_MS = 8000;
 
+interface Address {
+  host: string;
+  port: number;
+}
+
+/** The one line for a port another process holds, with the way out. */
+export function portInUse({ host, port }: Address): Error {
+  return new Error(
+    `port ${port} on ${host} is already in use: set PORT or pass --port to choose another`,
+  );
+}
+
+/**
+ * Fails at once, before a store is opened or a demo database seeded, when the port is taken
+ * (listen() checks again: another process may take the port in between). Port 0 is never taken.
+ */
+export function checkPortFree(address: Address): Promise<void> {
+  if (address.port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      // Other failures (an address this machine lacks) are left to listen() to report.
+      error.code === 'EADDRINUSE' ? reject(portInUse(address)) : resolve(),
+    );
+    probe.listen(address, () => probe.close(() => resolve()));
+  });
+}
+
 /**
  * Serves until SIGTERM or SIGINT, then drains: no new connections, idle ones closed at once,
  * requests in flight given DRAIN_MS, whatever is left (a client holding a half-sent request, say)
  * closed; the store is closed and the process exits 0, within about ten seconds in all.
+ * When it cannot listen (the port taken, an address it may not bind), it closes the app, the
+ * columnar copy and the store before it throws: nothing is left open behind the one error line.
  */
 export async function listen(
   store: Store,
   db: string,
-  address: { host: string; port: number },
+  address: Address,
   config: Config,
 ): Promise<Listening> {
   // The copy may open or be written after the app exists: its lines go to the app's log.
@@ -40,7 +72,15 @@ export async function listen(
     logger: { level: config.logLevel },
   });
   logs.to = app.log;
-  const listening = await app.listen(address);
+  let listening: string;
+  try {
+    listening = await app.listen(address);
+  } catch (error) {
+    await app.close().catch(() => {});
+    await facts.close().catch(() => {});
+    await store.close().catch(() => {});
+    throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portInUse(address) : error;
+  }
   let closing = false;
   const shutdown = async () => {
     if (closing) return;
@@ -63,25 +103,48 @@ export async function listen(
   return { app, baseUrl: listening.replace('://[::1]', '://localhost') };
 }
 
-/** `--host` and `--port`, defaulting to HOST and PORT, then 127.0.0.1 and 8080. */
+/**
+ * `--host` and `--port`, defaulting to HOST and PORT, then 127.0.0.1 and 8080. A variable set
+ * empty counts as unset (an empty HOST would otherwise listen on every interface).
+ */
 export function hostAndPort(
   values: { host?: string; port?: string },
   config: Config,
   defaultPort = 8080,
 ) {
   return {
-    host: values.host ?? config.host ?? '127.0.0.1',
-    port: integerOf(values.port ?? config.port, '--port', defaultPort, 0, 65535),
+    host: values.host ?? (config.host || '127.0.0.1'),
+    port: integerOf(values.port ?? (config.port || undefined), '--port', defaultPort, 0, 65535),
   };
 }
 
-export async function serveCommand(argv: string[], config: Config): Promise<void> {
-  const { values } = parse(argv, {
-    db: { type: 'string' },
-    host: { type: 'string' },
-    port: { type: 'string' },
-  });
-  const db = dbOf(values.db, config);
-  const store = await openDb(db, config);
-  await listen(store, db, hostAndPort(values, config), config);
-}
+/** `--host` and `--port`, shared by serve and demo. */
+export const ADDRESS_FLAGS = {
+  host: {
+    type: 'string',
+    value: 'H',
+    help: 'the address to listen on (default: HOST, else 127.0.0.1)',
+  },
+  port: {
+    type: 'string',
+    value: 'N',
+    help: 'the port (default: PORT, else 8080; 0 picks a free one)',
+  },
+} as const satisfies Flags;
+
+export const serveCommand = defineCommand({
+  name: 'serve',
+  synopsis: '--db D [--host 127.0.0.1] [--port 8080]',
+  summary: 'serve the HTTP API and MCP (at /mcp) on a database',
+  description:
+    'Serves the HTTP API, GET /healthz (200 once ready) and MCP at /mcp on D. SIGTERM or\n' +
+    'SIGINT drains requests in flight and exits 0. A port in use is one line and exit 1.',
+  flags: { db: DB_FLAG, ...ADDRESS_FLAGS },
+  async run({ values }, config) {
+    const db = dbOf(values.db, config);
+    const address = hostAndPort(values, config);
+    await checkPortFree(address);
+    const store = await openDb(db, config);
+    await listen(store, db, address, config);
+  },
+});

@@ -1,25 +1,61 @@
 import { mintToken, revokeToken } from '../admin/tokens.js';
 import { isRole, isScope, type Scope } from '../auth/scopes.js';
 import type { Config } from '../config.js';
-import { openDb, parse, plainIdOf, required, requiredId, UsageError } from './args.js';
+import {
+  DB_FLAG,
+  openDb,
+  plainIdOf,
+  required,
+  requiredId,
+  TOKEN_FLAG,
+  tokenOf,
+  UsageError,
+} from './args.js';
+import { defineCommand, type Values } from './command.js';
 
-export async function tokenCommand(argv: string[], config: Config): Promise<void> {
-  const [action, ...rest] = argv;
-  if (action === 'create') return create(rest, config);
-  if (action === 'revoke') return revoke(rest, config);
-  throw new UsageError('usage: vms-read token create|revoke ...');
-}
+const CREATE_FLAGS = {
+  db: DB_FLAG,
+  workspace: { type: 'string', value: 'W', help: "the token's workspace id" },
+  role: { type: 'string', value: 'R', help: 'staff, worker or billing_entity' },
+  worker: { type: 'string', value: 'ID', help: 'the worker a worker token acts as' },
+  supplier: { type: 'string', value: 'ID', help: 'the supplier a billing_entity token acts as' },
+  scopes: {
+    type: 'string',
+    value: 'a,b',
+    help: 'comma-separated: read:program, read:financial, read:workforce, read:pii',
+  },
+  expires: {
+    type: 'string',
+    value: 'ISO',
+    help: 'when it expires, an ISO 8601 date or timestamp (default: never)',
+  },
+} as const;
 
-async function create(argv: string[], config: Config): Promise<void> {
-  const { values } = parse(argv, {
-    db: { type: 'string' },
-    workspace: { type: 'string' },
-    role: { type: 'string' },
-    worker: { type: 'string' },
-    supplier: { type: 'string' },
-    scopes: { type: 'string' },
-    expires: { type: 'string' },
-  });
+export const tokenCreateCommand = defineCommand({
+  name: 'token create',
+  synopsis:
+    '--db D --workspace W --role staff|worker|billing_entity [--worker ID] [--supplier ID] --scopes a,b [--expires ISO]',
+  summary: 'mint a token; prints it alone on stdout',
+  description:
+    'Mints a bearer token and prints it alone on stdout (it is stored hashed: keep it).\n' +
+    'A worker token needs --worker, a billing_entity token --supplier. An expiry in the\n' +
+    'past makes a token that is already expired.',
+  flags: CREATE_FLAGS,
+  run: ({ values }, config) => create(values, config),
+});
+
+export const tokenRevokeCommand = defineCommand({
+  name: 'token revoke',
+  synopsis: '--db D --token T',
+  summary: 'revoke a token; prints "revoked"',
+  description:
+    'Revokes token T: from the next request on, every server on the database answers it 401.\n' +
+    'Prints "revoked"; a token that does not exist is refused (exit 2).',
+  flags: { db: DB_FLAG, token: TOKEN_FLAG },
+  run: ({ values }, config) => revoke(values, config),
+});
+
+async function create(values: Values<typeof CREATE_FLAGS>, config: Config): Promise<void> {
   const workspaceId = requiredId(values.workspace, '--workspace');
   const workerId = plainIdOf(values.worker, '--worker') ?? null;
   const supplierId = plainIdOf(values.supplier, '--supplier') ?? null;
@@ -62,9 +98,8 @@ async function create(argv: string[], config: Config): Promise<void> {
   }
 }
 
-async function revoke(argv: string[], config: Config): Promise<void> {
-  const { values } = parse(argv, { db: { type: 'string' }, token: { type: 'string' } });
-  const token = required(values.token ?? config.token, '--token');
+async function revoke(values: { db?: string; token?: string }, config: Config): Promise<void> {
+  const token = tokenOf(values.token, config);
   const store = await openDb(values.db, config);
   try {
     await revokeToken(store, token, new Date());

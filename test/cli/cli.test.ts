@@ -55,7 +55,11 @@ describe('vms-read CLI (DESIGN §5)', () => {
       '2026-06-30',
     ]);
     assert.equal(refused.status, 2);
-    assert.match(refused.stderr, /--force/);
+    // Refused by what it met, not a usage mistake: one line, no usage.
+    assert.equal(
+      refused.stderr,
+      'vms-read: the database already holds data; pass --force to replace it\n',
+    );
     const forced = runCli([
       'seed',
       '--db',

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const BUILD = join(ROOT, 'scripts', 'build.mjs');
+
+/**
+ * scripts/build.mjs (npm run build, npm start, npm test) on a two-file project with the
+ * package's own tsconfig.json: it compiles only what changed, and dist/ never keeps a compiled
+ * file whose source is gone (the test runner runs every dist/test/**\/*.test.js it finds).
+ */
+describe('the incremental build leaves no stale compiled file', () => {
+  let dir: string;
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  };
+  const build = () => {
+    const result = spawnSync(process.execPath, [BUILD], { cwd: dir, encoding: 'utf8' });
+    return { status: result.status, output: result.stdout + result.stderr };
+  };
+  const built = (path: string) => existsSync(join(dir, 'dist', path));
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vms-read-build-'));
+    writeFileSync(join(dir, 'tsconfig.json'), readFileSync(join(ROOT, 'tsconfig.json')));
+    write('package.json', '{"type": "module"}\n');
+    write('src/kept.ts', 'export const kept = 1;\n');
+    write('src/gone.ts', 'export const gone = 2;\n');
+    write('test/gone.test.ts', "import { gone } from '../src/gone.js';\nexport const g = gone;\n");
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('compiles src/ and test/, then does nothing while nothing changed', () => {
+    const first = build();
+    assert.equal(first.status, 0, first.output);
+    for (const path of ['src/kept.js', 'src/kept.js.map', 'src/gone.js', 'test/gone.test.js'])
+      assert.ok(built(path), path);
+    const stamp = readFileSync(join(dir, 'dist', '.tsbuildinfo'), 'utf8');
+    const again = build();
+    assert.equal(again.status, 0, again.output);
+    assert.equal(readFileSync(join(dir, 'dist', '.tsbuildinfo'), 'utf8'), stamp);
+  });
+
+  it('removes the compiled files of deleted sources', () => {
+    rmSync(join(dir, 'src', 'gone.ts'));
+    rmSync(join(dir, 'test', 'gone.test.ts'));
+    const result = build();
+    assert.equal(result.status, 0, result.output);
+    assert.match(result.output, /removed 4 compiled files whose source is gone/);
+    for (const path of ['src/gone.js', 'src/gone.js.map', 'test/gone.test.js'])
+      assert.equal(built(path), false, path);
+    assert.ok(built('src/kept.js'));
+  });
+
+  it('compiles again a compiled file removed by hand', () => {
+    rmSync(join(dir, 'dist', 'src', 'kept.js'));
+    const result = build();
+    assert.equal(result.status, 0, result.output);
+    assert.ok(built('src/kept.js'));
+  });
+
+  it('fails on a type error, every time until it is fixed', () => {
+    write('src/kept.ts', "export const kept: number = 'one';\n");
+    for (let i = 0; i < 2; i += 1) {
+      const result = build();
+      assert.notEqual(result.status, 0, result.output);
+      assert.match(result.output, /src\/kept\.ts.*TS2322/);
+    }
+    write('src/kept.ts', 'export const kept = 1;\n');
+    assert.equal(build().status, 0);
+  });
+});
