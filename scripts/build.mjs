@@ -7,9 +7,9 @@
 // - a compiled file missing while its source exists (removed by hand) forces a full build
 //   (tsc -b trusts its build info and would not notice).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const ROOTS = ['src', 'test'];
 const OUT = 'dist';
@@ -33,6 +33,15 @@ for (const project of projects) {
   const args = [tsc, '-b', project, ...(force ? ['--force'] : [])];
   const built = spawnSync(process.execPath, args, { stdio: 'inherit' });
   if (built.status !== 0) process.exit(built.status ?? 1);
+}
+
+// A JSON module (resolveJsonModule) is emitted by a full build, but tsc -b does not notice when
+// one alone changed: copy each that differs, so dist/ always holds the current one.
+for (const json of ROOTS.flatMap(filesUnder).filter((f) => f.endsWith('.json'))) {
+  const target = join(OUT, json);
+  if (existsSync(target) && readFileSync(target, 'utf8') === readFileSync(json, 'utf8')) continue;
+  mkdirSync(dirname(target), { recursive: true });
+  copyFileSync(json, target);
 }
 
 const kept = new Set(sources.map(outputOf));

@@ -50,21 +50,30 @@ export function wireCode(reason: ErrorCode): string {
   return entry.code ?? reason;
 }
 
-/** An error answered with a non-200 status and the body `{error: {code, message}, request_id}`. */
+/**
+ * An error answered with a non-200 status and the body `{error: {code, message}, request_id}`.
+ * `message` replaces the table's text where the service can say more (a strictness 404 names
+ * the parameter and the rule it broke); it is written by the service, never request input.
+ */
 export class ApiError extends Error {
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
     readonly headers: Record<string, string> = {},
+    message: string = ERRORS[code].message,
   ) {
-    super(ERRORS[code].message);
+    super(message);
     this.status = ERRORS[code].status;
   }
 }
 
-export function errorBody(reason: ErrorCode, requestId: string) {
+export function errorBody(
+  reason: ErrorCode,
+  requestId: string,
+  message: string = ERRORS[reason].message,
+) {
   return {
-    error: { code: wireCode(reason), message: ERRORS[reason].message },
+    error: { code: wireCode(reason), message },
     request_id: requestId,
   };
 }
@@ -117,7 +126,9 @@ export function errorOutcome(
   const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
   if (error instanceof ApiError) Object.assign(headers, error.headers);
   const log = status < 500 ? null : status === 500 ? 'error' : 'warn';
-  return { reason, status, headers, body: errorBody(reason, requestId), log };
+  // An ApiError of this very reason may carry its own text; any other error gets the table's.
+  const message = error instanceof ApiError && error.code === reason ? error.message : undefined;
+  return { reason, status, headers, body: errorBody(reason, requestId, message), log };
 }
 
 /** Logs `error` as its outcome says (the reason as the message), with `fields` beside it. */

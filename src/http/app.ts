@@ -82,9 +82,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node checks the timeouts above every connectionsCheckingInterval (30 s by default).
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     clientErrorHandler: answerClientError,
-    // A path Fastify cannot decode never reaches a route or hook: answer it here, in our shape.
+    // A path Fastify cannot decode never reaches a route or hook: answer it here, in our shape
+    // (with no body to a HEAD, which no onSend hook strips here).
     frameworkErrors: (_error, request, reply: FastifyReply) =>
-      reply.header('x-request-id', request.id).code(404).send(errorBody('not_found', request.id)),
+      reply
+        .header('x-request-id', request.id)
+        .code(404)
+        .send(request.method === 'HEAD' ? '' : errorBody('not_found', request.id)),
     routerOptions: { querystringParser: parseQueryString },
     // While draining, new requests get this service's own 503 (below), not Fastify's body.
     return503OnClosing: false,

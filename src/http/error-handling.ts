@@ -1,5 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, errorBody, errorOutcome, logErrorOutcome, type ErrorCode } from '../errors.js';
+import { ApiError, errorBody, errorOutcome, logErrorOutcome } from '../errors.js';
+import {
+  BODY_EMPTY,
+  BODY_FORBIDDEN_MEMBER,
+  BODY_INVALID_JSON,
+  BODY_NOT_JSON,
+} from '../operations/strictness.js';
 import type { ServerOrigin } from './server-origin.js';
 
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -11,12 +17,28 @@ declare module 'fastify' {
   }
 }
 
-/** Fastify's own client errors: an oversized body is 413, any other is a strictness failure. */
-function reasonOfFastifyError(error: FastifyError): ErrorCode | null {
+/** What each of Fastify's refusals of a body says as a strictness 404 (strictness.ts). */
+const BODY_MESSAGES: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: BODY_NOT_JSON,
+  FST_ERR_CTP_EMPTY_JSON_BODY: BODY_EMPTY,
+  FST_ERR_CTP_INVALID_JSON_BODY: BODY_INVALID_JSON,
+  VMS_ERR_FORBIDDEN_JSON_MEMBER: BODY_FORBIDDEN_MEMBER,
+};
+
+/**
+ * Fastify's own client errors as ours: an oversized body is 413, any other is a strictness
+ * failure (404), saying what was wrong with the body when it is one of BODY_MESSAGES.
+ */
+function fromFastifyError(error: FastifyError): ApiError | null {
   if (error instanceof ApiError) return null;
   const status = error.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return null;
-  return error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'payload_too_large' : 'not_found';
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError('payload_too_large');
+  return new ApiError(
+    'not_found',
+    {},
+    Object.hasOwn(BODY_MESSAGES, error.code) ? BODY_MESSAGES[error.code] : undefined,
+  );
 }
 
 export type ErrorAnswer = (
@@ -32,7 +54,7 @@ export type ErrorAnswer = (
  */
 export function errorAnswer(origin: ServerOrigin): ErrorAnswer {
   return (error, request, reply) => {
-    const outcome = errorOutcome(error, request.id, reasonOfFastifyError(error) ?? undefined);
+    const outcome = errorOutcome(fromFastifyError(error) ?? error, request.id);
     logErrorOutcome(request.log, outcome, error);
     reply.headers(outcome.headers);
     // 401 points at the resource metadata (RFC 9728), so a client can discover how to authenticate.
@@ -49,6 +71,11 @@ export function errorAnswer(origin: ServerOrigin): ErrorAnswer {
 
 export function installErrorHandling(app: FastifyInstance, answer: ErrorAnswer): void {
   app.setErrorHandler(answer);
+  // A HEAD answer has no body (RFC 9110 §9.3.2): Fastify drops it on the HEAD routes it makes for
+  // GET routes, but not on answers to a path that matches no route, which are errors of ours.
+  app.addHook('onSend', async (request, _reply, payload) =>
+    request.method === 'HEAD' ? '' : payload,
+  );
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody('not_found', request.id)),
   );

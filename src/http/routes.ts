@@ -3,6 +3,11 @@ import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';
+import {
+  BODY_NOT_JSON,
+  QUERY_ON_POST,
+  repeatedParameterMessage,
+} from '../operations/strictness.js';
 import { authorizationOf } from './authorization.js';
 import { envelopeSerializer } from './envelope-serializer.js';
 
@@ -14,9 +19,17 @@ declare module 'fastify' {
   }
 }
 
-/** A query parameter given twice arrives as an array: a strictness failure (SPEC "Errors"). */
-function hasRepeatedParameter(query: unknown): boolean {
-  return Object.values(query as Record<string, unknown>).some(Array.isArray);
+/**
+ * A query parameter given twice arrives as an array: a strictness failure (SPEC "Errors"), whose
+ * message names it only when it is one of the operation's own (strictness.ts).
+ */
+function repeatedParameter(operation: AnyOperation, query: unknown): string | null {
+  const entries = Object.entries(query as Record<string, unknown>);
+  const repeated = entries.find(([, value]) => Array.isArray(value));
+  if (!repeated) return null;
+  // An unknown parameter is what the executor would answer first: that is the message then.
+  const unknown = entries.find(([name]) => !Object.hasOwn(operation.input.properties, name));
+  return repeatedParameterMessage(operation.input, (unknown ?? repeated)[0]);
 }
 
 /** Authentication and quota, before the body is parsed: a bad token is 401 whatever the body. */
@@ -49,13 +62,15 @@ export function mountOperation(
       const principal = request.principal as Principal;
       let input: unknown;
       if (operation.method === 'GET') {
-        if (hasRepeatedParameter(request.query)) throw new ApiError('not_found');
+        const repeated = repeatedParameter(operation, request.query);
+        if (repeated !== null) throw new ApiError('not_found', {}, repeated);
         input = request.query;
       } else {
         // A POST takes its input from the body alone: any query parameter is unknown.
-        if (Object.keys(request.query as object).length > 0) throw new ApiError('not_found');
+        if (Object.keys(request.query as object).length > 0)
+          throw new ApiError('not_found', {}, QUERY_ON_POST);
         if (!request.headers['content-type']?.toLowerCase().startsWith('application/json')) {
-          throw new ApiError('not_found');
+          throw new ApiError('not_found', {}, BODY_NOT_JSON);
         }
         input = request.body;
       }

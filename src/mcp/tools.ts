@@ -25,10 +25,14 @@ export interface Toolset {
   byName: ReadonlyMap<string, AnyOperation>;
 }
 
-/** The tool list, built once from the registry: name, description, input and output schemas, hints. */
+/**
+ * The tool list, built once from the registry: name, title, description, input and output
+ * schemas, hints.
+ */
 export function toolsetOf(operations: readonly AnyOperation[]): Toolset {
   const tools = operations.map((op) => ({
     name: op.name,
+    title: op.title,
     description: op.description,
     inputSchema: plain(op.input) as Tool['inputSchema'],
     outputSchema: objectRoot(plain(dataSchema(op))),

@@ -11,6 +11,7 @@ import type { CatalogCache } from './catalog-cache.js';
 import type { ReportFacts, ResourceReads, Row, TokenReads } from '../store/store.js';
 import type { AnyOperation } from './operation.js';
 import { typedQuery } from './query-string.js';
+import { violationMessage } from './strictness.js';
 import type { ReportGate } from './report-gate.js';
 import type { ResultCache } from './result-cache.js';
 
@@ -48,7 +49,8 @@ export interface Arrival {
 
 function validatorFactory() {
   // No coercion (query parameters are typed by typedQuery) and removeAdditional off: an unknown
-  // member is a strictness error, never silently dropped.
+  // member is a strictness error, never silently dropped. `verbose` gives each error its schema
+  // (and value), from which the 404's message says which rule was broken (strictness.ts).
   const ajv = addFormats(
     new Ajv({
       coerceTypes: false,
@@ -56,6 +58,7 @@ function validatorFactory() {
       useDefaults: false,
       strict: false,
       allErrors: false,
+      verbose: true,
     }),
   );
   const cache = new WeakMap<AnyOperation, ValidateFunction>();
@@ -131,8 +134,7 @@ export class Executor {
     const input = arrival.fromQueryString
       ? typedQuery(operation.input, rawInput as Record<string, unknown>)
       : rawInput;
-    if (!this.validator(operation)(input) || (operation.refine && !operation.refine(input)))
-      throw new ApiError('not_found');
+    this.checkStrictness(operation, input, arrival);
     if (!principal.scopes.has(operation.scope)) {
       throw new ApiError('insufficient_scope', {
         'www-authenticate': `Bearer error="insufficient_scope", scope="${operation.scope}"`,
@@ -165,6 +167,18 @@ export class Executor {
       input,
     ]);
     return this.deps.readResults.get(key, () => this.execute(operation, principal, input, arrival));
+  }
+
+  /** DESIGN §4.2: input that breaks the schema or a rule beyond it is 404, saying which rule. */
+  private checkStrictness(operation: AnyOperation, input: unknown, arrival: Arrival): void {
+    const validate = this.validator(operation);
+    const broken = !validate(input)
+      ? violationMessage(validate.errors ?? [], {
+          form: operation.method === 'GET' ? 'parameters' : 'body',
+          queryString: arrival.fromQueryString,
+        })
+      : (operation.refine?.(input) ?? null);
+    if (broken !== null) throw new ApiError('not_found', {}, broken);
   }
 
   private execute(

@@ -53,14 +53,22 @@ export interface Operation<
    * executor may answer a repeat from its cache while the store has not changed.
    */
   cacheable?: boolean;
-  /** Written for a model choosing a tool: what it returns, its scope, how paging works. */
+  /** A short human name (the MCP tool's `title`, e.g. "List workers"). */
+  title: string;
+  /**
+   * Written for a model choosing a tool: when to use it, what it returns, its scope, how paging
+   * works.
+   */
   description: string;
   input: I;
   output: O;
   /** The refusals it may answer with (`status: refused`), if any. */
   refusal?: R;
-  /** Rules beyond the schema (DESIGN §4.2); false answers 404 `not_found` like a schema mismatch. */
-  refine?(input: Static<I>): boolean;
+  /**
+   * Rules beyond the schema (DESIGN §4.2): the rule the input breaks, as the sentence a 404
+   * `not_found` carries (naming members, never echoing values), or null when it keeps them all.
+   */
+  refine?(input: Static<I>): string | null;
   run(context: OperationContext, input: Static<I>): Promise<Static<O> | Static<R>>;
 }
 

@@ -15,6 +15,9 @@ export const CatalogSchema = Type.Object(
         {
           key: Type.String(),
           label: Type.String(),
+          /** Additive to SPEC: what the figure means, and its unit (as in metricDefinitions). */
+          description: Type.String(),
+          unit: UnitSchema,
           dimensions: Type.Array(Type.String()),
           evaluative: Type.Boolean(),
         },
@@ -26,6 +29,8 @@ export const CatalogSchema = Type.Object(
         {
           key: Type.String(),
           label: Type.String(),
+          /** Additive to SPEC: what a value is; listed values are named. */
+          description: Type.String(),
           type: Type.Union([Type.Literal('categorical'), Type.Literal('time')]),
         },
         { additionalProperties: false },

@@ -23,6 +23,8 @@ export interface ResourceSpec {
   name: string;
   path: string;
   scope: Scope;
+  /** The MCP tool's short human name. */
+  title: string;
   description: string;
   record: RecordType;
   source: Omit<ResourceSource, 'columns'>;
@@ -40,9 +42,12 @@ function sourceOf(spec: Pick<ResourceSpec, 'record' | 'source'>): ResourceSource
  * The parts every resource operation shares: a GET, open to every role its visibility allows,
  * whose answer depends on nothing but the store, the token and the input.
  */
-function resourceHeader(spec: Pick<ResourceSpec, 'name' | 'path' | 'scope' | 'description'>) {
+function resourceHeader(
+  spec: Pick<ResourceSpec, 'name' | 'path' | 'scope' | 'title' | 'description'>,
+) {
   return {
     name: spec.name,
+    title: spec.title,
     method: 'GET' as const,
     path: spec.path,
     scope: spec.scope,

@@ -11,6 +11,8 @@ import type { WorkspaceRun } from './context.js';
 export const CUSTOM_METRICS: Readonly<Record<string, MetricDefinition>> = {
   holiday_hours: {
     label: 'Holiday hours',
+    // A stored description; the other two custom metrics are described from their measures.
+    description: 'Net hours booked to the holiday pay code (HOL).',
     view: 'time_entries',
     unit: 'hours',
     measure: {

@@ -9,6 +9,7 @@ import {
   type Metric,
   type MetricDefinition,
 } from './definitions.js';
+import { describeMetric } from './metric-description.js';
 import { DIMENSIONS, VIEWS, type Dimension } from './views.js';
 
 export type CatalogSource = 'default' | 'program_config' | 'semantic_catalog_table';
@@ -121,18 +122,24 @@ export function resolveCatalog(inputs: CatalogInputs): Catalog {
   };
 }
 
-/** The list_catalog answer. */
+/**
+ * The list_catalog answer: SPEC's members, and (additive) each metric's description and unit
+ * (the same closed set as `metricDefinitions`) and each dimension's description.
+ */
 export function describeCatalog(catalog: Catalog) {
   return {
     metrics: [...catalog.metrics.values()].map((m) => ({
       key: m.key,
       label: m.label,
+      description: describeMetric(m),
+      unit: m.unit,
       dimensions: VIEWS.get(m.view)?.dimensions ?? [],
       evaluative: m.evaluative === true,
     })),
-    dimensions: [...catalog.dimensions.values()].map(({ key, label, type }) => ({
+    dimensions: [...catalog.dimensions.values()].map(({ key, label, description, type }) => ({
       key,
       label,
+      description,
       type,
     })),
     catalogVersion: catalog.catalogVersion,

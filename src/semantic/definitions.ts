@@ -2,7 +2,8 @@ import { Type, type Static } from 'typebox';
 
 /**
  * Metric definitions are structured data, never SQL: a view, an aggregation over one of the
- * view's columns, optional conditions on its columns, a unit. Definitions from the
+ * view's columns, optional conditions on its columns, a unit (one of the closed set SPEC names for
+ * `metricDefinitions`: cents, count, hours, days, ratio), a label and a description. Definitions from the
  * `semantic_catalog` table are checked against MetricDefinitionSchema and compiled by the same
  * compiler as the defaults, so stored text can only ever become a bound parameter.
  */
@@ -51,6 +52,11 @@ export const UnitSchema = Type.Union([
 export const MetricDefinitionSchema = Type.Object(
   {
     label: Type.String({ minLength: 1, maxLength: 200 }),
+    /**
+     * What the figure means, for the catalog (list_catalog). Optional in a `semantic_catalog`
+     * row: a definition without one is described from its measure (`describeMetric`).
+     */
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
     view: Name,
     unit: UnitSchema,
     /** The value: one aggregate, or a ratio of two. */

@@ -102,12 +102,19 @@ export type TimeGrain = Static<typeof TimeGrainSchema>;
 export type SavedDefinition = Static<typeof SavedDefinitionSchema>;
 
 /**
- * Checks the rules a schema cannot state (DESIGN §4.2): `timeRange.from` not after `to`, and not
- * both `period` and a `query.timeRange`. False means 404 `not_found`.
+ * The rule a schema cannot state (DESIGN §4.2) that a definition breaks, as a sentence naming the
+ * members (never their values), or null: `timeRange.from` not after `to`, and not both `period`
+ * and a `query.timeRange`. A broken rule is 404 `not_found`.
  */
-export function definitionIsCoherent(definition: { query: Query; period?: Period }): boolean {
+export function incoherence(definition: { query: Query; period?: Period }): string | null {
   const range = definition.query.timeRange;
-  if (range && range.from > range.to) return false;
-  if (definition.period !== undefined && range) return false;
-  return true;
+  if (range && range.from > range.to)
+    return 'Member `query.timeRange.from` must be on or before `query.timeRange.to`.';
+  if (definition.period !== undefined && range)
+    return 'Send `period` or `query.timeRange`, not both.';
+  return null;
+}
+
+export function definitionIsCoherent(definition: { query: Query; period?: Period }): boolean {
+  return incoherence(definition) === null;
 }

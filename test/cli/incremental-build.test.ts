@@ -75,4 +75,17 @@ describe('the incremental build leaves no stale compiled file', () => {
     write('src/kept.ts', 'export const kept = 1;\n');
     assert.equal(build().status, 0);
   });
+
+  it('copies a changed JSON module, which tsc -b alone leaves as it was', () => {
+    write('src/data.json', '{ "n": 1 }\n');
+    write(
+      'src/uses.ts',
+      "import data from './data.json' with { type: 'json' };\nexport const n = data.n;\n",
+    );
+    assert.equal(build().status, 0);
+    write('src/data.json', '{ "n": 2 }\n');
+    const result = build();
+    assert.equal(result.status, 0, result.output);
+    assert.equal(JSON.parse(readFileSync(join(dir, 'dist', 'src', 'data.json'), 'utf8')).n, 2);
+  });
 });

@@ -5,6 +5,11 @@ import { assertRefusal } from '../support/assertions.js';
 import { get, post, startHarness, type Harness, DIALECTS } from '../support/harness.js';
 import { createToken } from '../../src/auth/tokens.js';
 import { ALL_SCOPES } from '../support/harness.js';
+import { runSemanticQuery } from '../../src/operations/reports.js';
+import { CatalogSchema } from '../../src/operations/report-schemas.js';
+import { DEFAULT_METRICS } from '../../src/semantic/default-catalog.js';
+import { CUSTOM_METRICS } from '../../src/seed/semantic-catalog.js';
+import { exampleQueryOf } from '../support/example-query.js';
 
 const QUERY = '/api/v1/reports/query';
 
@@ -44,12 +49,24 @@ for (const dialect of DIALECTS) {
         );
         assert.equal(scorecard.evaluative, true);
         const spend = data.metrics.find((m: { key: string }) => m.key === 'spend');
-        assert.deepEqual(Object.keys(spend).sort(), ['dimensions', 'evaluative', 'key', 'label']);
+        // SPEC's four members and, additive, description and unit (test/semantic/catalog.test.ts).
+        assert.deepEqual(
+          Object.keys(spend).sort(),
+          Object.keys(CatalogSchema.properties.metrics.items.properties).sort(),
+        );
+        assert.equal(spend.unit, 'cents');
+        assert.match(spend.description, /cents/);
         assert.ok(
           spend.dimensions.includes('supplier') && spend.dimensions.includes('invoice_period'),
         );
         const workDate = data.dimensions.find((d: { key: string }) => d.key === 'work_date');
-        assert.deepEqual(workDate, { key: 'work_date', label: workDate.label, type: 'time' });
+        assert.deepEqual(workDate, {
+          key: 'work_date',
+          label: workDate.label,
+          description: workDate.description,
+          type: 'time',
+        });
+        assert.match(workDate.description, /timeGrain/);
         assert.ok(
           !data.dimensions.some((d: { key: string }) => d.key === 'worker'),
           'no worker-level dimension',
@@ -66,6 +83,17 @@ for (const dialect of DIALECTS) {
         const keys = data.metrics.map((m: { key: string }) => m.key);
         assert.ok(keys.includes('holiday_hours'));
         assert.ok(!keys.includes('legacy_headcount'));
+        const about = (key: string) =>
+          data.metrics.find((m: { key: string }) => m.key === key) as {
+            description: string;
+            unit: string;
+          };
+        // A stored description, one written from the measure, and a default kept in the table.
+        assert.equal(about('holiday_hours').description, CUSTOM_METRICS.holiday_hours.description);
+        assert.equal(about('holiday_hours').unit, 'hours');
+        assert.match(about('max_expense').description, /^A metric defined for this workspace/);
+        assert.equal(about('max_expense').unit, 'cents');
+        assert.equal(about('spend').description, DEFAULT_METRICS.spend.description);
       });
       it('gives the same catalogVersion for the same inputs', async () => {
         const a = (await get(h.app, '/api/v1/reports/catalog', h.tokens.staff)).body.data
@@ -77,6 +105,19 @@ for (const dialect of DIALECTS) {
     });
 
     describe('run_semantic_query', () => {
+      it('runs the example query its description shows, with rows (status ok)', async () => {
+        const example = exampleQueryOf(runSemanticQuery.description) as {
+          query: { metrics: string[]; dimensions: string[] };
+        };
+        const answer = await post(h.app, QUERY, h.tokens.staff, example);
+        assert.equal(answer.status, 200, answer.raw);
+        assert.equal(answer.body.data.status, 'ok', answer.raw);
+        assert.ok(answer.body.data.rows.length > 0);
+        assert.deepEqual(answer.body.data.columns, [
+          ...example.query.dimensions,
+          ...example.query.metrics,
+        ]);
+      });
       it('answers rows, columns, metricDefinitions and the query as run with defaults filled', async () => {
         const data = (
           await post(h.app, QUERY, h.tokens.staff, {

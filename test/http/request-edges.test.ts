@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertError } from '../support/assertions.js';
-import { get, post, startHarness, type Harness } from '../support/harness.js';
+import { assertError, UUID_V4 } from '../support/assertions.js';
+import { get, post, send, startHarness, type Harness } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
 
 /** DESIGN §4.1: a body over 1 MiB is 413 payload_too_large. */
@@ -76,6 +76,18 @@ describe('answers at the HTTP edge keep the documented error shape', () => {
         const answer = await get(h.app, path, h.tokens.staff);
         assertError(answer, 404, 'not_found');
         assert.ok(!answer.raw.includes('ZQmarker'));
+      });
+    }
+    for (const path of ['/nowhere', '/api/v1/reports/query', '/%']) {
+      it(`answers HEAD ${path} 404 with no body and its request id`, async () => {
+        const answer = await send(h.app, {
+          method: 'HEAD',
+          url: path,
+          headers: { authorization: `Bearer ${h.tokens.staff}` },
+        });
+        assert.equal(answer.status, 404);
+        assert.equal(answer.raw, '');
+        assert.match(String(answer.headers['x-request-id']), UUID_V4);
       });
     }
     for (const name of ['__proto__', 'constructor', 'hasOwnProperty']) {

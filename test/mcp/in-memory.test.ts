@@ -55,6 +55,11 @@ for (const dialect of DIALECTS) {
       assert.equal(tools.length, 14);
       for (const tool of tools) {
         assert.ok(tool.description && tool.description.length > 40, tool.name);
+        // Issue 13: a short human title, and a description that says when to use the tool.
+        assert.ok(tool.title && tool.title.length <= 40, `${tool.name} has a title`);
+        assert.match(tool.description, /\bUse\b/, `${tool.name} says when to use it`);
+        if ('cursor' in (tool.inputSchema.properties ?? {}))
+          assert.match(tool.description, /nextCursor/, `${tool.name} says how paging works`);
         assert.equal(tool.inputSchema.type, 'object');
         assert.equal(
           (tool.inputSchema as { additionalProperties?: boolean }).additionalProperties,

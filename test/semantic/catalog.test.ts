@@ -395,16 +395,26 @@ describe('describeCatalog', () => {
     assert.equal(described.source, 'default');
   });
 
-  it('lists each metric as key, label, its view dimensions and evaluative, in key order', () => {
+  it('lists each metric as key, label, description, unit, its view dimensions and evaluative, in key order', () => {
     const described = describeCatalog(resolveCatalog(inputs()));
     assert.deepEqual(
       described.metrics.map((m) => m.key),
       DEFAULT_KEYS,
     );
     for (const m of described.metrics) {
-      assert.deepEqual(Object.keys(m).sort(), ['dimensions', 'evaluative', 'key', 'label']);
+      assert.deepEqual(Object.keys(m).sort(), [
+        'description',
+        'dimensions',
+        'evaluative',
+        'key',
+        'label',
+        'unit',
+      ]);
       const definition = DEFAULT_METRICS[m.key];
       assert.equal(m.label, definition.label);
+      assert.ok(definition.description, `${m.key} has its own description`);
+      assert.equal(m.description, definition.description);
+      assert.equal(m.unit, definition.unit);
       assert.deepEqual(m.dimensions, VIEWS.get(definition.view)?.dimensions);
       assert.equal(typeof m.evaluative, 'boolean');
       assert.equal(m.evaluative, definition.evaluative === true);
@@ -416,15 +426,53 @@ describe('describeCatalog', () => {
     assert.equal(described.metrics.find((m) => m.key === 'spend')?.evaluative, false);
   });
 
-  it('lists dimensions as key, label and type (categorical or time), nothing internal', () => {
+  it('gives each default metric the unit DESIGN §6 names (avg_regular_rate: cents, per hour in its description)', () => {
+    const units = Object.fromEntries(
+      describeCatalog(resolveCatalog(inputs())).metrics.map((m) => [m.key, m.unit]),
+    );
+    const expected: Record<string, string[]> = {
+      hours: ['hours_worked', 'overtime_hours'],
+      days: ['days_worked', 'invoice_cycle_days', 'timesheet_approval_days', 'avg_tenure_days'],
+      ratio: [
+        'overtime_hours_share',
+        'on_behalf_share',
+        'credit_note_rate',
+        'timesheet_rejection_rate',
+      ],
+      cents: [
+        'spend',
+        'labor_spend',
+        'expense_spend',
+        'overtime_spend',
+        'avg_regular_rate',
+        'invoiced_total',
+        'credit_note_total',
+        'expense_total',
+      ],
+      count: [
+        'time_entry_count',
+        'invoice_count',
+        'timesheet_count',
+        'worker_count',
+        'active_worker_count',
+        'expense_count',
+      ],
+    };
+    for (const [unit, keys] of Object.entries(expected))
+      for (const key of keys) assert.equal(units[key], unit, key);
+    assert.match(String(DEFAULT_METRICS.avg_regular_rate.description), /cents per hour/);
+  });
+
+  it('lists dimensions as key, label, description and type (categorical or time), nothing internal', () => {
     const described = describeCatalog(resolveCatalog(inputs({ enabledMetrics: ['spend'] })));
     assert.deepEqual(
       described.dimensions.map((d) => d.key).sort(),
       [...(VIEWS.get('invoice_lines')?.dimensions ?? [])].sort(),
     );
     for (const d of described.dimensions) {
-      assert.deepEqual(Object.keys(d).sort(), ['key', 'label', 'type']);
+      assert.deepEqual(Object.keys(d).sort(), ['description', 'key', 'label', 'type']);
       assert.ok(d.label.length > 0);
+      assert.ok(d.description.length > 0);
       assert.equal(d.type, d.key === 'invoice_period' ? 'time' : 'categorical');
     }
   });
@@ -435,9 +483,41 @@ describe('describeCatalog', () => {
     assert.deepEqual(described.metrics[1], {
       key: 'approved_total',
       label: 'Approved expense total',
+      description:
+        'A metric defined for this workspace on the expenses view: the sum of amount (restricted by conditions on expense_status); in integer cents of the currency (group by currency).',
+      unit: 'cents',
       dimensions: VIEWS.get('expenses')?.dimensions,
       evaluative: false,
     });
+  });
+
+  it("describes a table metric by its stored description, else from its measure (never a condition's values)", () => {
+    const described = describeCatalog(
+      resolveCatalog(
+        tableInputs([
+          entry('approved_total', { ...approvedTotal, description: 'Approved money out.' }),
+          entry('approved_share', approvalShare),
+          entry('expense_entries', expenseEntries),
+        ]),
+      ),
+    );
+    const about = Object.fromEntries(described.metrics.map((m) => [m.key, m.description]));
+    assert.equal(about.approved_total, 'Approved money out.');
+    assert.equal(
+      about.approved_share,
+      'A metric defined for this workspace on the expenses view: the number of rows (restricted by conditions on expense_status), divided by the number of rows; a ratio.',
+    );
+    assert.equal(
+      about.expense_entries,
+      'A metric defined for this workspace on the expenses view: the number of rows; a count.',
+    );
+    assert.ok(!JSON.stringify(described).includes('"approved"'), 'no condition value');
+  });
+
+  it('names the listed values of an enumerated dimension in its description', () => {
+    const described = describeCatalog(resolveCatalog(inputs({ enabledMetrics: ['spend'] })));
+    const status = described.dimensions.find((d) => d.key === 'invoice_status');
+    assert.match(String(status?.description), /Values: draft, issued, pushed, void\./);
   });
 
   it('is JSON-serialisable and round-trips unchanged', () => {

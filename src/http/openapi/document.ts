@@ -30,10 +30,6 @@ const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Json;
 const pascal = (name: string) =>
   name.replace(/(^|_)([a-z])/g, (_m, _s, letter: string) => letter.toUpperCase());
 
-/** `list_workers` → `List workers`: the summary, until an operation carries a title of its own. */
-export const summaryOf = (operation: AnyOperation) =>
-  (operation as { title?: string }).title ??
-  operation.name[0].toUpperCase() + operation.name.slice(1).replaceAll('_', ' ');
 
 /** Reports (catalog, queries, saved queries) or the records an operation reads, as its tag. */
 const tagOf = (operation: AnyOperation) =>
@@ -91,7 +87,7 @@ function operationObject(operation: AnyOperation, example?: OperationExample): J
     responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
   const object: Json = {
     operationId: operation.name,
-    summary: summaryOf(operation),
+    summary: operation.title,
     description: operation.description,
     tags: [tagOf(operation)],
     security: [{ bearer: [operation.scope] }],
