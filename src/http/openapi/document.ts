@@ -30,7 +30,6 @@ const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Json;
 const pascal = (name: string) =>
   name.replace(/(^|_)([a-z])/g, (_m, _s, letter: string) => letter.toUpperCase());
 
-
 /** Reports (catalog, queries, saved queries) or the records an operation reads, as its tag. */
 const tagOf = (operation: AnyOperation) =>
   operation.path.startsWith('/api/v1/reports/') ? 'Reports' : 'Resources';
