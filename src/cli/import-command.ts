@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { importDirectory } from '../admin/import.js';
 import type { Config } from '../config.js';
 import { formatProblems, PROBLEM_CAP } from '../importer/import-problems.js';
 import { DB_FLAG, dbOf, openDb, requiredId, UsageError } from './args.js';
@@ -36,6 +35,8 @@ async function load(
   const db = dbOf(values.db, config);
   const store = await openDb(db, config);
   try {
+    // Loaded here, not at start: the importer's modules are this command's alone.
+    const { importDirectory } = await import('../admin/import.js');
     const outcome = await importDirectory(store, workspaceId, dir);
     if (!outcome.imported) {
       const { problems, total } = outcome;

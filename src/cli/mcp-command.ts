@@ -1,9 +1,5 @@
 import { pino } from 'pino';
 import type { Config } from '../config.js';
-import { serveStdio } from '../mcp/stdio.js';
-import { toolsetOf } from '../mcp/tools.js';
-import { OPERATIONS } from '../operations/registry.js';
-import { createExecutor, serviceSettings } from '../service.js';
 import { openReportFacts } from '../store/open-store.js';
 import { DB_FLAG, dbOf, openDb, TOKEN_FLAG, tokenOf } from './args.js';
 import { defineCommand } from './command.js';
@@ -32,6 +28,14 @@ async function mcp(values: { db?: string; token?: string }, config: Config): Pro
     log: (message, failure) =>
       failure ? logger.warn({ err: failure }, message) : logger.info(message),
   });
+  // Loaded here, not at start: the other commands start without the server's modules.
+  const [{ serveStdio }, { toolsetOf }, { OPERATIONS }, { createExecutor, serviceSettings }] =
+    await Promise.all([
+      import('../mcp/stdio.js'),
+      import('../mcp/tools.js'),
+      import('../operations/registry.js'),
+      import('../service.js'),
+    ]);
   // No port to serve /metrics on: VMS_READ_METRICS counts nothing here.
   const executor = await createExecutor({
     store,

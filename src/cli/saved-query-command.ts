@@ -1,7 +1,5 @@
-import { createSavedQuery } from '../admin/saved-queries.js';
 import type { Config } from '../config.js';
 import { SAVED_QUERY_KINDS } from '../records/resources.js';
-import { checkSavedDefinition } from '../semantic/saved-definition.js';
 import { DB_FLAG, openDb, plainIdOf, required, requiredId, UsageError } from './args.js';
 import { defineCommand, type Values } from './command.js';
 
@@ -33,6 +31,9 @@ async function create(values: Values<typeof FLAGS>, config: Config): Promise<voi
   if (!(SAVED_QUERY_KINDS as readonly string[]).includes(kind))
     throw new UsageError(`--kind must be one of ${SAVED_QUERY_KINDS.join(', ')}`);
   const name = required(values.name, '--name');
+  // Loaded here, not at start: its schemas compile on load, which only this command needs.
+  const { checkSavedDefinition } = await import('../semantic/saved-definition.js');
+  const { createSavedQuery } = await import('../admin/saved-queries.js');
   const checked = checkSavedDefinition(required(values.definition, '--definition'));
   if (!checked.ok) throw new UsageError(`--definition ${checked.problem}`);
   const dashboardId = plainIdOf(values.dashboard, '--dashboard') ?? null;

@@ -2,7 +2,6 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { createServer } from 'node:net';
 import type { Config } from '../config.js';
 import { withDeadline } from '../deadline.js';
-import { createService, serviceSettings, STORE_TIMEOUT_MS } from '../service.js';
 import type { Store } from '../store/store.js';
 import { openReportFacts } from '../store/open-store.js';
 import { DB_FLAG, dbOf, integerOf, openDb } from './args.js';
@@ -65,6 +64,8 @@ export async function listen(
     log: (message, failure) =>
       failure ? logs.to?.warn({ err: failure }, message) : logs.to?.info(message),
   });
+  // Loaded here, not at start: the other commands start without the server's modules.
+  const { createService, serviceSettings, STORE_TIMEOUT_MS } = await import('../service.js');
   const { app } = await createService({
     store,
     facts,
