@@ -42,6 +42,8 @@ async function demo(address: { host: string; port: number }, config: Config): Pr
   const lines = [
     '',
     `vms-read demo is serving ${DEMO_DB} at ${baseUrl}`,
+    `  API reference  ${baseUrl}/docs  (OpenAPI: ${baseUrl}/openapi.json)`,
+    `  MCP            ${baseUrl}/mcp`,
     '',
     `Demo tokens (workspace ${DEMO_WORKSPACE}; also saved in ${DEMO_TOKENS}):`,
     ...Object.entries(tokens).map(([name, token]) => `  ${name.padEnd(16)} ${token}`),
