@@ -35,6 +35,18 @@ for (const project of projects) {
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
 
+// The web page (web/): type-checked with its own tsconfig, then bundled by esbuild (its
+// TypeScript, Chart.js and the typed client in one minified file) into dist/web/, which the
+// server serves (src/http/web-app.ts). The bundle is rebuilt only when a web source changed.
+if (existsSync('web/tsconfig.json')) {
+  const checked = spawnSync(process.execPath, [tsc, '-b', 'web/tsconfig.json'], {
+    stdio: 'inherit',
+  });
+  if (checked.status !== 0) process.exit(checked.status ?? 1);
+  const { buildWebPage } = await import('./build-web.mjs');
+  await buildWebPage();
+}
+
 // A JSON module (resolveJsonModule) is emitted by a full build, but tsc -b does not notice when
 // one alone changed: copy each that differs, so dist/ always holds the current one.
 for (const json of ROOTS.flatMap(filesUnder).filter((f) => f.endsWith('.json'))) {

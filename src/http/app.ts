@@ -21,6 +21,7 @@ import { installJsonBodyParser } from './json-body.js';
 import { installMetrics } from './metrics-route.js';
 import { mountOpenApi } from './openapi/route.js';
 import { mountOperation } from './routes.js';
+import { mountWebApp } from './web-app.js';
 import { serverOrigin, type OriginConfig } from './server-origin.js';
 
 export interface AppDeps {
@@ -133,6 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await mountOpenApi(app, deps.operations);
+  await mountWebApp(app);
   for (const operation of deps.operations) mountOperation(app, deps.executor, operation);
   mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), origin, answer);
 
