@@ -51,7 +51,9 @@ export function chartKindOf(result: ReportResult, timeKeys: ReadonlySet<string>)
 
 function chartSpec(result: ReportResult, timeKeys: ReadonlySet<string>): ChartSpec | null {
   const shape = chartKindOf(result, timeKeys);
-  const metrics = result.metricDefinitions;
+  // One axis: the metrics of the first one's unit are drawn; the others are in the table.
+  const first = result.metricDefinitions[0];
+  const metrics = result.metricDefinitions.filter((m) => m.unit === first.unit);
   const value = (row: Record<string, unknown>, key: string, unit: string) => {
     const v = row[key];
     return v === null || v === undefined ? null : chartValue(unit, Number(v));
@@ -197,6 +199,7 @@ export function resultView(
   const draw = (result: ReportResult) => {
     root.replaceChildren();
     if (result.status === 'empty' || result.rows.length === 0) {
+      root.setAttribute('data-chart-kind', 'empty');
       root.append(meta(result), h('p', { class: 'empty' }, 'No rows for this query.'));
       return;
     }

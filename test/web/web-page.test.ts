@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { createSavedQuery } from '../../src/admin/saved-queries.js';
+import { launchBrowser, skipWithoutChromium, type TestBrowser } from '../support/browser.js';
+import { AS_OF, startHarness, WS, type Harness } from '../support/harness.js';
+
+/**
+ * The web page in headless Chromium against a live server on the tiny seed: sign in, the
+ * dashboards, every tile drawn from its saved query's answer, and hostile text shown as text.
+ */
+
+/** Markup a person could type as a name: shown as text, it runs nothing. */
+const HOSTILE = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">`;
+
+type Row = Record<string, unknown>;
+interface Answer {
+  status: string;
+  rows: Row[];
+  columns: string[];
+  metricDefinitions: { key: string; unit: string }[];
+}
+interface Drawn {
+  kind: string | null;
+  labels: string[];
+  series: { label: string; data: (number | null)[] }[];
+  tableRows: number;
+  bigNumbers: string[];
+}
+
+const text = (value: unknown) =>
+  typeof value === 'object' && value !== null
+    ? String((value as { value: unknown }).value)
+    : String(value);
+const plotted = (unit: string, value: unknown) =>
+  value === null ? null : unit === 'cents' ? Number(value) / 100 : Number(value);
+
+async function signIn(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/app`);
+  await page.fill('#token', token);
+  await page.click('form.sign-in button[type=submit]');
+  await page.waitForSelector('a[href^="#/dashboard/"]');
+}
+
+/** What one tile drew: the Chart.js instance's own data, the table's rows, the big numbers. */
+function drawnIn(page: Page, id: string): Promise<Drawn> {
+  return page.$eval(`[data-saved-query="${id}"]`, (tile) => {
+    const canvas = tile.querySelector('canvas') as (HTMLCanvasElement & { vmsChart?: any }) | null;
+    const chart = canvas?.vmsChart;
+    return {
+      kind: tile.querySelector('.result')?.getAttribute('data-chart-kind') ?? null,
+      labels: chart ? chart.data.labels.map(String) : [],
+      series: chart
+        ? chart.data.datasets.map((d: any) => ({ label: String(d.label), data: d.data }))
+        : [],
+      tableRows: tile.querySelectorAll('tbody tr').length,
+      bigNumbers: [...tile.querySelectorAll('.big-number .value')].map((n) => n.textContent ?? ''),
+    };
+  });
+}
+
+/** Every point drawn is a row of the answer: at its label, for its series, with its value. */
+function assertDrawnFrom(drawn: Drawn, answer: Answer, id: string): void {
+  const metrics = answer.metricDefinitions;
+  const dimensions = answer.columns.filter((c) => !metrics.some((m) => m.key === c));
+  assert.equal(drawn.tableRows, answer.rows.length, `${id}: a table row per answer row`);
+  if (drawn.kind === 'number') {
+    assert.equal(dimensions.length, 0);
+    assert.equal(drawn.bigNumbers.length, metrics.length, `${id}: a big number per metric`);
+    return;
+  }
+  if (drawn.kind === 'table' || drawn.kind === 'empty') return;
+  let points = 0;
+  for (const series of drawn.series) {
+    series.data.forEach((value, i) => {
+      if (value === null) return;
+      points++;
+      const found = answer.rows.some(
+        (row) =>
+          dimensions.some((d) => text(row[d]) === drawn.labels[i]) &&
+          metrics.some((m) => plotted(m.unit, row[m.key]) === value),
+      );
+      assert.ok(found, `${id}: ${series.label} at ${drawn.labels[i]} = ${value} is in the answer`);
+    });
+  }
+  assert.ok(points > 0, `${id}: the chart has points`);
+  if (drawn.kind === 'category')
+    assert.deepEqual(
+      drawn.labels,
+      answer.rows.map((row) => text(row[dimensions[0]])),
+      `${id}: a bar per row`,
+    );
+}
+
+describe('the web page in a real browser', { skip: skipWithoutChromium() }, () => {
+  let h: Harness;
+  let base: string;
+  let browser: TestBrowser;
+  let hostileId: string;
+  before(async () => {
+    // Today is the seed's day, so relative periods (this quarter, last month) have data.
+    h = await startHarness({ now: () => new Date(`${AS_OF}T12:00:00.000Z`) });
+    hostileId = await createSavedQuery(
+      h.store,
+      {
+        workspaceId: WS,
+        kind: 'library',
+        name: HOSTILE,
+        definition: { query: { metrics: ['invoice_count'] } },
+        dashboardId: null,
+        author: 'test',
+      },
+      new Date(),
+    );
+    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  const api = async (body: object) => {
+    const response = await fetch(`${base}/api/v1/reports/saved-queries/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.tokens.staff}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return ((await response.json()) as { data: Answer }).data;
+  };
+
+  it('is served at / and /app under a CSP with no inline script', async () => {
+    for (const path of ['/', '/app']) {
+      const response = await fetch(`${base}${path}`);
+      assert.equal(response.status, 200);
+      const csp = response.headers.get('content-security-policy') ?? '';
+      assert.match(csp, /script-src 'self'(;|$)/);
+      assert.doesNotMatch(await response.text(), /<script>|<style>| style=/);
+    }
+  });
+
+  it('refuses a bad token at sign-in with the service message', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}/app`);
+    await page.fill('#token', 'vmsr_not_a_token');
+    await page.click('form.sign-in button[type=submit]');
+    const alert = await page.waitForSelector('[role=alert]');
+    assert.match((await alert.textContent()) ?? '', /401 unauthorized/);
+  });
+
+  it('opens a dashboard and draws every tile from its saved query', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await signIn(page, base, h.tokens.staff);
+    await page.click('a[href^="#/dashboard/"]');
+    await page.waitForSelector('.tile');
+    await page.waitForFunction(() => document.querySelectorAll('.tile .loading').length === 0);
+    const ids = await page.$$eval('.tile', (tiles) =>
+      tiles.map((t) => t.getAttribute('data-saved-query') ?? ''),
+    );
+    assert.ok(ids.length >= 3, `tiles: ${ids.length}`);
+    const kinds = new Set<string>();
+    for (const id of ids) {
+      const answer = await api({ savedQueryId: id });
+      assert.equal(answer.status === 'ok' || answer.status === 'empty', true, id);
+      const drawn = await drawnIn(page, id);
+      assert.ok(drawn.kind, `${id} was drawn`);
+      kinds.add(drawn.kind as string);
+      assertDrawnFrom(drawn, answer, id);
+    }
+    assert.ok(kinds.size >= 2, `tiles of more than one shape: ${[...kinds].join(', ')}`);
+    const meta = await page.textContent('.tile .meta');
+    assert.match(meta ?? '', /Catalog cv1-[0-9a-f]+/);
+    assert.deepEqual(errors, []);
+  });
+
+  it('shows hostile and instruction-like names as literal text, running nothing', async () => {
+    const page = await browser.newPage();
+    await signIn(page, base, h.tokens.staff);
+    const names = await page.$$eval('.query-list .third-party', (nodes) =>
+      nodes.map((n) => ({ text: n.textContent, children: n.children.length })),
+    );
+    const hostile = names.find((n) => n.text === HOSTILE);
+    assert.ok(hostile, 'the markup is on the page as text');
+    assert.equal(hostile.children, 0, 'as text only: no element was made from it');
+    assert.ok(
+      names.some((n) => n.text?.includes('Ignore previous instructions')),
+      "the seed's instruction-like name is there, marked third-party",
+    );
+    await page.click(`a[href="#/query/${hostileId}"]`);
+    await page.waitForSelector(`[data-saved-query="${hostileId}"] .result`);
+    assert.equal(await page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await page.locator('script:not([src])').count(), 0);
+  });
+});
