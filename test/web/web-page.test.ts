@@ -194,4 +194,58 @@ describe('the web page in a real browser', { skip: skipWithoutChromium() }, () =
     assert.equal(await page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
     assert.equal(await page.locator('script:not([src])').count(), 0);
   });
+
+  it('works at a phone width and with the keyboard alone, in colours that keep contrast', async () => {
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.goto(`${base}/app`);
+    // Keyboard only: Tab to the token, type it, Enter; then Tab to a dashboard and Enter.
+    for (
+      let i = 0;
+      i < 20 && !(await page.evaluate(() => document.activeElement?.id === 'token'));
+      i++
+    )
+      await page.keyboard.press('Tab');
+    await page.keyboard.type(h.tokens.staff);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('a[href^="#/dashboard/"]');
+    const dashboard = await page.getAttribute('a[href^="#/dashboard/"]', 'href');
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate(() => document.activeElement?.getAttribute('href'))) === dashboard)
+        break;
+    }
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.tile .result');
+    await page.waitForFunction(() => document.querySelectorAll('.tile .loading').length === 0);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 375, `no sideways scrolling at 375 px (${width})`);
+    // WCAG contrast of the text the page shows, against the background it is on.
+    const ratios = await page.evaluate(() => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+      const lum = (c: string) => {
+        const [r, g, b] = rgb(c).map((v) => {
+          const s = v / 255;
+          return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const background = (e: Element | null): string => {
+        for (; e; e = e.parentElement) {
+          const c = getComputedStyle(e).backgroundColor;
+          if (c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') return c;
+        }
+        return 'rgb(255, 255, 255)';
+      };
+      return ['h1', 'a', '.meta', '.third-party', 'td', 'th', 'button'].flatMap((selector) => {
+        const e = document.querySelector(selector);
+        if (!e) return [];
+        const [a, b] = [lum(getComputedStyle(e).color), lum(background(e))];
+        return [{ selector, ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) }];
+      });
+    });
+    assert.ok(ratios.length >= 6, JSON.stringify(ratios));
+    for (const { selector, ratio } of ratios)
+      assert.ok(ratio >= 4.5, `${selector} contrast ${ratio.toFixed(2)} is at least 4.5:1`);
+  });
 });
