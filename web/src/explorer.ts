@@ -1,12 +1,71 @@
+import { copyAsView } from './copy-as.js';
 import { h } from './dom.js';
+import { explorerForm } from './explorer-form.js';
+import {
+  bodyInHash,
+  bodyOf,
+  hashOf,
+  problemsOf,
+  stateOfBody,
+  type ExplorerCatalog,
+  type ExplorerState,
+} from './explorer-query.js';
+import { installExplorerStyle } from './explorer-style.js';
+import { resultView, type ReportAnswer } from './result-view.js';
 import type { Session } from './session.js';
+import { errorView } from './views.js';
 
-/** The explorer: being built (issue 14, item 3). */
+/**
+ * The explorer (issue 14, item 3): a form over the token's catalog offering only choices that go
+ * together, Run draws the answer (chart, table, truncation continued through nextCursor), and
+ * "Copy as" gives the very body that ran as curl, MCP and typed-client code. The body is kept in
+ * the address (#/explorer/<body>), so the page can be reloaded or shared and runs it again.
+ */
 export async function explorerView(session: Session): Promise<HTMLElement> {
-  return h(
+  installExplorerStyle();
+  const catalog = session.catalog as unknown as ExplorerCatalog;
+  const initial = stateOfBody(catalog, bodyInHash(location.hash));
+  const result = h('section', {
+    class: 'explorer-result',
+    'aria-label': 'Result',
+    'aria-live': 'polite',
+  });
+  const copyAs = h('div', { class: 'copy-as-slot' });
+  let latest = 0;
+
+  const run = async (state: ExplorerState) => {
+    const body = bodyOf(catalog, state);
+    const mine = ++latest;
+    // replaceState: the address follows the query without a hashchange (which would redraw).
+    history.replaceState(history.state, '', hashOf(body));
+    result.replaceChildren(h('p', { class: 'loading' }, 'Running…'));
+    copyAs.replaceChildren(copyAsView(location.origin, body));
+    const call = (cursor?: string) =>
+      session.client.call(
+        'run_semantic_query',
+        (cursor ? { ...body, cursor } : body) as never,
+      ) as Promise<ReportAnswer>;
+    try {
+      const answer = await call();
+      if (mine === latest) result.replaceChildren(resultView(answer, session.timeKeys, call));
+    } catch (error) {
+      if (mine === latest) result.replaceChildren(errorView(error));
+    }
+  };
+
+  const view = h(
     'div',
-    {},
+    { class: 'explorer' },
     h('h1', {}, 'Explorer'),
-    h('p', {}, `${session.catalog.metrics.length} metrics in the catalog.`),
+    h(
+      'p',
+      { class: 'hint' },
+      `Build a report from this workspace’s catalog (version ${catalog.catalogVersion}); only choices that go together are offered.`,
+    ),
+    explorerForm(catalog, initial, (state) => void run(state)),
+    result,
+    copyAs,
   );
+  if (initial.metrics.length > 0 && problemsOf(initial).length === 0) void run(initial);
+  return view;
 }
