@@ -17,10 +17,17 @@ try {
   await page.waitForSelector('.tile');
   await page.waitForFunction(() => document.querySelectorAll('.tile .loading').length === 0);
   await page.screenshot({ path: 'docs/web-dashboard.png', fullPage: true });
-  await page.goto(`${base}/app#/explorer`);
-  await page.waitForSelector('main h1');
-  const explorer = process.env.EXPLORER_SCRIPT;
-  if (explorer) await (await import(explorer)).fill(page);
+  // The explorer opened from a shared address: it fills the form and runs the query.
+  const body = {
+    query: {
+      metrics: ['hours_worked', 'overtime_hours'],
+      dimensions: ['work_date'],
+      timeGrain: 'month',
+      timeRange: { from: '2025-07-01', to: '2026-06-30' },
+    },
+  };
+  await page.goto(`${base}/app#/explorer/${encodeURIComponent(JSON.stringify(body))}`);
+  await page.waitForSelector('.explorer-result canvas');
   await page.screenshot({ path: 'docs/web-explorer.png', fullPage: true });
   console.log('wrote docs/web-dashboard.png and docs/web-explorer.png');
 } finally {

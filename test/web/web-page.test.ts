@@ -45,13 +45,15 @@ async function signIn(page: Page, base: string, token: string): Promise<void> {
 /** What one tile drew: the Chart.js instance's own data, the table's rows, the big numbers. */
 function drawnIn(page: Page, id: string): Promise<Drawn> {
   return page.$eval(`[data-saved-query="${id}"]`, (tile) => {
-    const canvas = tile.querySelector('canvas') as (HTMLCanvasElement & { vmsChart?: any }) | null;
+    type Drawing = { labels: unknown[]; datasets: { label: unknown; data: (number | null)[] }[] };
+    const canvas = tile.querySelector('canvas') as
+      (HTMLCanvasElement & { vmsChart?: { data: Drawing } }) | null;
     const chart = canvas?.vmsChart;
     return {
       kind: tile.querySelector('.result')?.getAttribute('data-chart-kind') ?? null,
       labels: chart ? chart.data.labels.map(String) : [],
       series: chart
-        ? chart.data.datasets.map((d: any) => ({ label: String(d.label), data: d.data }))
+        ? chart.data.datasets.map((d) => ({ label: String(d.label), data: d.data }))
         : [],
       tableRows: tile.querySelectorAll('tbody tr').length,
       bigNumbers: [...tile.querySelectorAll('.big-number .value')].map((n) => n.textContent ?? ''),

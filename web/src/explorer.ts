@@ -10,7 +10,6 @@ import {
   type ExplorerCatalog,
   type ExplorerState,
 } from './explorer-query.js';
-import { installExplorerStyle } from './explorer-style.js';
 import { resultView, type ReportAnswer } from './result-view.js';
 import type { Session } from './session.js';
 import { errorView } from './views.js';
@@ -22,7 +21,6 @@ import { errorView } from './views.js';
  * the address (#/explorer/<body>), so the page can be reloaded or shared and runs it again.
  */
 export async function explorerView(session: Session): Promise<HTMLElement> {
-  installExplorerStyle();
   const catalog = session.catalog as unknown as ExplorerCatalog;
   const initial = stateOfBody(catalog, bodyInHash(location.hash));
   const result = h('section', {
