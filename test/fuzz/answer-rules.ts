@@ -40,12 +40,31 @@ function operationOf(request: FuzzRequest) {
   return OPERATIONS.find((op) => op.method === request.method && op.path === pathOf(request));
 }
 
-/** Rule 2: `{data, request_id}` on 200 (`{status: "ok"}` on /healthz), else the error body. */
+/** A page for people (the web page, the API reference): HTML under a Content-Security-Policy. */
+function assertPage(answer: Answer): void {
+  assert.match(String(answer.headers['content-type']), /^text\/html/, shown(answer));
+  assert.match(String(answer.headers['content-security-policy']), /script-src 'self'/);
+}
+
+/** What the published pages and documents answer to a GET: not API answers, each its own shape. */
+const PAGES: Record<string, (answer: Answer) => void> = {
+  '/': assertPage,
+  '/app': assertPage,
+  '/docs': assertPage,
+  '/openapi.json': (answer) => assert.equal(answer.body?.openapi, '3.1.0', shown(answer)),
+};
+
+/**
+ * Rule 2: `{data, request_id}` on 200 (`{status: "ok"}` on /healthz, a page or document on the
+ * published paths), else the error body.
+ */
 export function assertRestAnswer(request: FuzzRequest, answer: Answer): void {
   assertRequestIdHeader(request, answer);
   if (request.method === 'HEAD') return assert.equal(answer.raw, '', 'a HEAD answer has no body');
   if (answer.status !== 200) return assertErrorAnswer(answer);
   if (pathOf(request) === '/healthz') return assert.deepEqual(answer.body, { status: 'ok' });
+  const page = request.method === 'GET' ? PAGES[pathOf(request)] : undefined;
+  if (page) return page(answer);
   assert.deepEqual(Object.keys(answer.body ?? {}).sort(), ['data', 'request_id'], shown(answer));
   assert.equal(answer.body.request_id, answer.headers['x-request-id']);
 }

@@ -121,6 +121,7 @@ const strangePath: fc.Arbitrary<string> = fc.oneof(
     .tuple(marker, fc.constantFrom('%zz', '%ED%A0%80', '%00', '%', '%C0%AF'))
     .map(([m, bad]) => `/api/v1/${m}${bad}`),
   fc.constantFrom('/healthz', '/', '/api', '/api/v1', '/healthz/', '/HEALTHZ', '//', '/mcp/x'),
+  fc.constantFrom('/app', '/docs', '/openapi.json', '/app/assets/none.js', '/docs/assets/x'),
 );
 
 function strangePathRequest(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
