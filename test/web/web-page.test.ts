@@ -191,6 +191,15 @@ describe('the web page in a real browser', { skip: skipWithoutChromium() }, () =
       names.some((n) => n.text?.includes('Ignore previous instructions')),
       "the seed's instruction-like name is there, marked third-party",
     );
+    // The seed's right-to-left and zero-width names (dashboard tiles), character for character.
+    await page.click('a[href^="#/dashboard/"]');
+    await page.waitForSelector('.tile h2 .third-party');
+    const texts = await page.$$eval('.tile h2 .third-party', (nodes) =>
+      nodes.map((n) => n.textContent),
+    );
+    assert.ok(texts.includes('דוח הוצאות עבודה חודשי'), 'right-to-left name as typed');
+    assert.ok(texts.includes('Time\u200B entries per week'), 'zero-width space kept');
+    await page.goBack();
     await page.click(`a[href="#/query/${hostileId}"]`);
     await page.waitForSelector(`[data-saved-query="${hostileId}"] .result`);
     assert.equal(await page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
