@@ -2,7 +2,7 @@
 // and the explorer, in headless Chromium against a server on the tiny seed (the tests' harness),
 // with today set to the seed's day so relative periods have data.
 import { AS_OF, startHarness } from '../dist/test/support/harness.js';
-import { launchBrowser } from '../dist/test/support/browser.js';
+import { launchBrowser, signIn } from '../dist/test/support/browser.js';
 
 const h = await startHarness({ now: () => new Date(`${AS_OF}T12:00:00.000Z`) });
 const base = await h.app.listen({ host: '127.0.0.1', port: 0 });
@@ -10,9 +10,7 @@ const browser = await launchBrowser();
 try {
   const page = await browser.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto(`${base}/app`);
-  await page.fill('#token', h.tokens.staff);
-  await page.click('form.sign-in button[type=submit]');
+  await signIn(page, base, h.tokens.staff);
   await page.click('a[href^="#/dashboard/"]');
   await page.waitForSelector('.tile');
   await page.waitForFunction(() => document.querySelectorAll('.tile .loading').length === 0);

@@ -73,3 +73,14 @@ export async function servePage(html: string, port = 0): Promise<PageServer> {
     },
   };
 }
+
+/**
+ * Signs in to the web page (served by `base`) with a token, as a person does: the token pasted
+ * into the form and submitted; resolves once the page shows the signed-in header.
+ */
+export async function signIn(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/app`);
+  await page.fill('#token', token);
+  await page.click('form.sign-in button[type=submit]');
+  await page.waitForSelector('#sign-out:not([hidden])');
+}

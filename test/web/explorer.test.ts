@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { launchBrowser, skipWithoutChromium, type TestBrowser } from '../support/browser.js';
+import {
+  launchBrowser,
+  signIn,
+  skipWithoutChromium,
+  type TestBrowser,
+} from '../support/browser.js';
 import { AS_OF, startHarness, type Harness } from '../support/harness.js';
 
 /**
@@ -120,9 +125,7 @@ describe('the explorer in a real browser', { skip: skipWithoutChromium() }, () =
       if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico'))
         errors.push(`${m.text()} (${m.location().url})`);
     });
-    await page.goto(`${base}/app`);
-    await page.fill('#token', h.tokens.staff);
-    await page.click('form.sign-in button[type=submit]');
+    await signIn(page, base, h.tokens.staff);
     await page.click('nav a[href="#/explorer"]');
     await page.waitForSelector('#ex-metric-hours_worked');
     return page;

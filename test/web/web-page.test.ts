@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createSavedQuery } from '../../src/admin/saved-queries.js';
-import { launchBrowser, skipWithoutChromium, type TestBrowser } from '../support/browser.js';
+import {
+  launchBrowser,
+  signIn,
+  skipWithoutChromium,
+  type TestBrowser,
+} from '../support/browser.js';
 import { AS_OF, startHarness, WS, type Harness } from '../support/harness.js';
 
 /**
@@ -34,13 +39,6 @@ const text = (value: unknown) =>
     : String(value);
 const plotted = (unit: string, value: unknown) =>
   value === null ? null : unit === 'cents' ? Number(value) / 100 : Number(value);
-
-async function signIn(page: Page, base: string, token: string): Promise<void> {
-  await page.goto(`${base}/app`);
-  await page.fill('#token', token);
-  await page.click('form.sign-in button[type=submit]');
-  await page.waitForSelector('a[href^="#/dashboard/"]');
-}
 
 /** What one tile drew: the Chart.js instance's own data, the table's rows, the big numbers. */
 function drawnIn(page: Page, id: string): Promise<Drawn> {
@@ -156,6 +154,7 @@ describe('the web page in a real browser', { skip: skipWithoutChromium() }, () =
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     await signIn(page, base, h.tokens.staff);
+    await page.waitForSelector('a[href^="#/dashboard/"]');
     await page.click('a[href^="#/dashboard/"]');
     await page.waitForSelector('.tile');
     await page.waitForFunction(() => document.querySelectorAll('.tile .loading').length === 0);
@@ -181,6 +180,7 @@ describe('the web page in a real browser', { skip: skipWithoutChromium() }, () =
   it('shows hostile and instruction-like names as literal text, running nothing', async () => {
     const page = await browser.newPage();
     await signIn(page, base, h.tokens.staff);
+    await page.waitForSelector('a[href^="#/dashboard/"]');
     const names = await page.$$eval('.query-list .third-party', (nodes) =>
       nodes.map((n) => ({ text: n.textContent, children: n.children.length })),
     );

@@ -42,7 +42,7 @@ const RETRY_AFTER = {
   schema: { type: 'integer', minimum: 1 },
 };
 
-const REQUEST_ID = {
+export const REQUEST_ID_HEADER = {
   description: 'The request id, also in the body as request_id and in the server log.',
   schema: { type: 'string' },
 };
@@ -65,7 +65,7 @@ export function errorResponses(operations: readonly AnyOperation[]): Record<stri
     responses[errorResponseName(status)] = {
       description: `Error ${status}, with one of these codes:\n\n${lines.join('\n')}`,
       headers: {
-        'x-request-id': REQUEST_ID,
+        'x-request-id': REQUEST_ID_HEADER,
         ...(RETRY_STATUSES.has(status) ? { 'Retry-After': RETRY_AFTER } : {}),
       },
       content: {
@@ -106,5 +106,3 @@ export const ERROR_SCHEMA = {
   required: ['error', 'request_id'],
   additionalProperties: false,
 };
-
-export { REQUEST_ID as REQUEST_ID_HEADER };
