@@ -1,20 +1,28 @@
 import { checkSources, type ImportSource } from '../importer/check-rows.js';
 import { CappedProblems, type ImportProblem } from '../importer/import-problems.js';
-import type { ImportTable } from '../importer/import-tables.js';
+import { IMPORT_TABLES, type ImportTable } from '../importer/import-tables.js';
 import { loadSources } from '../importer/load-tables.js';
 import { listImportDirectory, sourceText } from '../importer/read-directory.js';
+import type { LoadCounts } from '../store/load/load.js';
 import type { AdminWrites } from '../store/store.js';
 import { requireWorkspace } from './workspaces.js';
 
 export type ImportOutcome =
-  | { imported: true; counts: Record<ImportTable, number> }
+  | {
+      imported: true;
+      /** Per table: rows inserted, updated, already stored as given, and skipped as older. */
+      counts: Record<ImportTable, LoadCounts>;
+      /** The data version after the load (unchanged when the load changed nothing). */
+      dataVersion: number;
+    }
   /** `problems` holds the first PROBLEMS_KEPT of the `total` found. */
   | { imported: false; problems: ImportProblem[]; total: number };
 
 /**
  * Loads a directory of CSV or NDJSON files into one workspace, all or nothing, in two streamed
  * passes over the files: every row is checked before anything is written, and with any problem
- * nothing is. Memory does not grow with the files' size.
+ * nothing is; then rows are upserted by id (DESIGN §4.11). Memory does not grow with the files'
+ * size.
  */
 export async function importDirectory(
   store: AdminWrites,
@@ -33,5 +41,10 @@ export async function importDirectory(
   await checkSources(sources, workspaceId, store, problems);
   if (problems.total > 0)
     return { imported: false, problems: problems.list, total: problems.total };
-  return { imported: true, counts: await loadSources(sources, workspaceId, store) };
+  const loaded = await loadSources(sources, workspaceId, store);
+  const counts = Object.fromEntries(IMPORT_TABLES.map((t) => [t, loaded.counts[t]])) as Record<
+    ImportTable,
+    LoadCounts
+  >;
+  return { imported: true, counts, dataVersion: loaded.version };
 }

@@ -22,7 +22,7 @@ export class StoreHoldsDataError extends AdminError {
 
 /** Seeds a store all or nothing: a failure leaves it as it was. */
 export async function seedStore(store: Store, options: SeedOptions): Promise<SeedSummary> {
-  const sink = await store.openSink();
+  const sink = await store.openLoad();
   try {
     const summary = await generateSeed(options, sink);
     await sink.finish();

@@ -3,7 +3,6 @@ import type { Config } from '../config.js';
 import { formatProblems, PROBLEM_CAP } from '../importer/import-problems.js';
 import { DB_FLAG, dbOf, openDb, requiredId, UsageError } from './args.js';
 import { defineCommand } from './command.js';
-import { writeFactsAfterLoad } from './facts-command.js';
 
 /**
  * `import`: loads a directory of CSV or NDJSON files into one workspace, all or nothing
@@ -16,7 +15,11 @@ export const importCommand = defineCommand({
   description:
     'Loads the CSV or NDJSON files of DIR (one per table, named <table>.csv or\n' +
     '<table>.ndjson) into workspace W, all or nothing: problems go to stderr as\n' +
-    'file:line: message with exit 1 and nothing written; otherwise JSON counts on stdout.',
+    'file:line: message with exit 1 and nothing written. Rows upsert by id: a later\n' +
+    'updated_at replaces the stored record, the same row changes nothing, an earlier\n' +
+    'one is skipped. On success stdout gets JSON: per table {inserted, updated,\n' +
+    'unchanged, skipped}, and the data version after the load. Running servers bring\n' +
+    'their columnar report copies up to date by themselves.',
   flags: { db: DB_FLAG, workspace: { type: 'string', value: 'W', help: 'the workspace id' } },
   positionals: true,
   run: ({ values, positionals }, config) => load(values, positionals, config),
@@ -43,9 +46,9 @@ async function load(
       process.stderr.write(`${formatProblems(problems, PROBLEM_CAP, total).join('\n')}\n`);
       throw new Error(`nothing imported: ${total} problem${total === 1 ? '' : 's'}`);
     }
-    await writeFactsAfterLoad(store, db, config);
+    const { counts, dataVersion } = outcome;
     process.stdout.write(
-      `${JSON.stringify({ workspace: workspaceId, counts: outcome.counts }, null, 2)}\n`,
+      `${JSON.stringify({ workspace: workspaceId, counts, dataVersion }, null, 2)}\n`,
     );
   } finally {
     await store.close();

@@ -17,7 +17,7 @@ export interface ImportSource extends SourceFile {
 export async function checkSources(
   sources: readonly ImportSource[],
   workspaceId: string,
-  store: Pick<AdminWrites, 'existingKeys'>,
+  store: Pick<AdminWrites, 'storedRows'>,
   problems: ProblemSink,
 ): Promise<void> {
   const keys = new KeyIndex(workspaceId, problems);

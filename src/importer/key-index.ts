@@ -1,16 +1,28 @@
 /**
- * The checks across rows, for files of any size: ids unique (in the files and against the store:
- * ids are primary keys across workspaces), supplier codes unique within the workspace, and every
- * worker_id, assignment_id, timesheet_id and invoice_id naming a record in the files or in the
- * workspace. The keys seen are kept in a scratch SQLite file on disk, not in memory, and the store
- * is asked about them a chunk at a time.
+ * The checks across rows, for files of any size: ids unique within the files; an id already
+ * stored is an update, judged by the upsert rules (src/store/load/upsert-rules.ts: another
+ * workspace's id, a changed time entry or invoice line, or a changed record with the stored
+ * `updated_at` are refused); supplier codes unique within the workspace (a code another stored
+ * supplier holds is refused); every worker_id, assignment_id, timesheet_id and invoice_id naming
+ * a record in the files or in the workspace. The keys seen, each with a digest of its row, are
+ * kept in a scratch SQLite file on disk, not in memory, and the store is asked about them a chunk
+ * at a time.
  */
 import Database from 'better-sqlite3';
+import { hash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  canonicalRow,
+  classify,
+  storedVersionOf,
+  VERSION_COLUMN,
+} from '../store/load/upsert-rules.js';
 import type { Row } from '../store/sink.js';
+import { TABLES } from '../store/schema.js';
 import type { AdminWrites } from '../store/store.js';
+import { columnNames, type Table } from '../store/table.js';
 import { COLUMN_RULES, IMPORT_TABLES, type ImportTable } from './import-tables.js';
 import { shown, type ProblemSink } from './import-problems.js';
 
@@ -20,8 +32,8 @@ const CHUNK = 500;
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 const SCHEMA = `
-  CREATE TABLE ids (tbl TEXT, id TEXT, file TEXT, line INTEGER, PRIMARY KEY (tbl, id)) WITHOUT ROWID;
-  CREATE TABLE codes (code TEXT PRIMARY KEY, file TEXT, line INTEGER) WITHOUT ROWID;
+  CREATE TABLE ids (tbl TEXT, id TEXT, file TEXT, line INTEGER, digest TEXT, version TEXT, PRIMARY KEY (tbl, id)) WITHOUT ROWID;
+  CREATE TABLE codes (code TEXT PRIMARY KEY, id TEXT, file TEXT, line INTEGER) WITHOUT ROWID;
   CREATE TABLE refs (target TEXT, id TEXT, column_name TEXT, column_index INTEGER, file TEXT, line INTEGER);
   CREATE TABLE missing (target TEXT, id TEXT, PRIMARY KEY (target, id)) WITHOUT ROWID;
 `;
@@ -43,11 +55,11 @@ export class KeyIndex {
     this.db.pragma('synchronous = OFF');
     this.db.exec(SCHEMA);
     this.insertId = this.db.prepare(
-      'INSERT OR IGNORE INTO ids (tbl, id, file, line) VALUES (?, ?, ?, ?)',
+      'INSERT OR IGNORE INTO ids (tbl, id, file, line, digest, version) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.firstId = this.db.prepare('SELECT line FROM ids WHERE tbl = ? AND id = ?').pluck();
     this.insertCode = this.db.prepare(
-      'INSERT OR IGNORE INTO codes (code, file, line) VALUES (?, ?, ?)',
+      'INSERT OR IGNORE INTO codes (code, id, file, line) VALUES (?, ?, ?, ?)',
     );
     this.firstCode = this.db.prepare('SELECT line FROM codes WHERE code = ?').pluck();
     this.insertRef = this.db.prepare(
@@ -59,10 +71,21 @@ export class KeyIndex {
   /** Notes a checked row's keys; a repeat within the files is a problem at once. */
   note(table: ImportTable, file: string, line: number, row: Row): void {
     const id = text(row.id);
-    if (id !== null && this.insertId.run(table, id, file, line).changes === 0)
+    const version = VERSION_COLUMN[table];
+    if (
+      id !== null &&
+      this.insertId.run(
+        table,
+        id,
+        file,
+        line,
+        digest(canonicalRow(table, row)),
+        version ? text(row[version]) : null,
+      ).changes === 0
+    )
       this.duplicate(file, line, 'id', id, this.firstId.get(table, id) as number);
     const code = table === 'suppliers' ? text(row.code) : null;
-    if (code !== null && this.insertCode.run(code, file, line).changes === 0)
+    if (code !== null && this.insertCode.run(code, id, file, line).changes === 0)
       this.duplicate(file, line, 'code', code, this.firstCode.get(code) as number);
     COLUMN_RULES[table].forEach((rule, index) => {
       const target = rule.references as ImportTable | undefined;
@@ -94,65 +117,94 @@ export class KeyIndex {
     }
   }
 
-  /** A problem for each noted key whose value the store already holds in `column` of `table`. */
-  private async refuseTaken<T extends { file: string; line: number }>(
-    store: Pick<AdminWrites, 'existingKeys'>,
-    pages: Iterable<T[]>,
-    table: ImportTable,
-    column: 'id' | 'code',
-    workspaceId: string | null,
-    valueOf: (key: T) => string,
-    where: string,
-  ): Promise<void> {
-    for (const page of pages) {
-      const taken = await store.existingKeys(table, column, workspaceId, page.map(valueOf));
-      for (const key of page)
-        if (taken.has(valueOf(key)))
-          this.problems.push({
-            file: key.file,
-            line: key.line,
-            message: `${column} ${shown(valueOf(key))} already exists ${where}`,
-          });
-    }
-  }
-
-  /** The checks against what the store holds, once every row has been noted. */
-  async checkStored(store: Pick<AdminWrites, 'existingKeys'>): Promise<void> {
-    this.db.exec('COMMIT');
-    this.db.exec('CREATE INDEX refs_target ON refs (target, id)');
-    type Key = { tbl: ImportTable; id: string; file: string; line: number };
+  /**
+   * Each noted id the store already holds, judged as the load will judge it (an update, the same
+   * row, an older one, or a problem), a page of ids at a time.
+   */
+  private async judgeStored(store: Pick<AdminWrites, 'storedRows'>): Promise<void> {
+    type Key = {
+      tbl: ImportTable;
+      id: string;
+      file: string;
+      line: number;
+      digest: string;
+      version: string | null;
+    };
     const noted = new Set(this.db.prepare('SELECT DISTINCT tbl FROM ids').pluck().all());
     for (const table of IMPORT_TABLES.filter((t) => noted.has(t))) {
-      const ids = this.pages<Key>(
+      const columns = columnNames(TABLES.get(table) as Table);
+      const pages = this.pages<Key>(
         'SELECT * FROM ids WHERE tbl = ? AND id > ? ORDER BY id LIMIT ?',
         [table, ''],
         (last) => [table, last.id],
       );
-      await this.refuseTaken(
-        store,
-        ids,
-        table,
-        'id',
-        null,
-        (k) => k.id,
-        `in ${table} (ids are unique across workspaces)`,
-      );
+      for (const page of pages) {
+        const stored = new Map(
+          (
+            await store.storedRows(
+              table,
+              'id',
+              page.map((k) => k.id),
+              columns,
+              null,
+            )
+          ).map((row) => [String(row.id), row as Row]),
+        );
+        for (const key of page) {
+          const held = stored.get(key.id);
+          if (!held) continue;
+          const version = storedVersionOf(table, held);
+          const outcome = classify(
+            table,
+            { id: key.id, content: key.digest, version: key.version },
+            { ...version, content: digest(version.content) },
+            this.workspaceId,
+          );
+          if (typeof outcome === 'object')
+            this.problems.push({ file: key.file, line: key.line, message: outcome.problem });
+        }
+      }
     }
-    type Code = { code: string; file: string; line: number };
-    const codes = this.pages<Code>(
+  }
+
+  /** A supplier code another stored supplier of the workspace holds is refused. */
+  private async judgeCodes(store: Pick<AdminWrites, 'storedRows'>): Promise<void> {
+    type Code = { code: string; id: string | null; file: string; line: number };
+    const pages = this.pages<Code>(
       'SELECT * FROM codes WHERE code > ? ORDER BY code LIMIT ?',
       [''],
       (last) => [last.code],
     );
-    await this.refuseTaken(
-      store,
-      codes,
-      'suppliers',
-      'code',
-      this.workspaceId,
-      (c) => c.code,
-      `in workspace ${this.workspaceId}`,
-    );
+    for (const page of pages) {
+      const holders = new Map(
+        (
+          await store.storedRows(
+            'suppliers',
+            'code',
+            page.map((c) => c.code),
+            ['code', 'id'],
+            this.workspaceId,
+          )
+        ).map((row) => [String(row.code), String(row.id)]),
+      );
+      for (const code of page) {
+        const holder = holders.get(code.code);
+        if (holder !== undefined && holder !== code.id)
+          this.problems.push({
+            file: code.file,
+            line: code.line,
+            message: `code ${shown(code.code)} already belongs to supplier ${shown(holder)} in workspace ${this.workspaceId}`,
+          });
+      }
+    }
+  }
+
+  /** The checks against what the store holds, once every row has been noted. */
+  async checkStored(store: Pick<AdminWrites, 'storedRows'>): Promise<void> {
+    this.db.exec('COMMIT');
+    this.db.exec('CREATE INDEX refs_target ON refs (target, id)');
+    await this.judgeStored(store);
+    await this.judgeCodes(store);
     // References to ids the files do not bring must name a record of the workspace.
     type Ref = { target: ImportTable; id: string };
     const unresolved = this.pages<Ref>(
@@ -166,7 +218,11 @@ export class KeyIndex {
     for (const page of unresolved) {
       for (const target of new Set(page.map((r) => r.target))) {
         const ids = page.filter((r) => r.target === target).map((r) => r.id);
-        const found = await store.existingKeys(target, 'id', this.workspaceId, ids);
+        const found = new Set(
+          (await store.storedRows(target, 'id', ids, ['id'], this.workspaceId)).map((r) =>
+            String(r.id),
+          ),
+        );
         for (const id of ids) if (!found.has(id)) miss.run(target, id);
       }
     }
@@ -189,4 +245,9 @@ export class KeyIndex {
     if (this.db.open) this.db.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** A row's canonical content as a short digest: what the scratch index compares. */
+function digest(content: string): string {
+  return hash('sha1', content, 'base64');
 }

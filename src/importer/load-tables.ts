@@ -1,7 +1,8 @@
-/** The load pass of an import: the checked files streamed again through the store's bulk sink. */
+/** The load pass of an import: the checked files streamed again through the store's load writer. */
+import { LoadConflictError } from '../store/load/load-writer.js';
+import type { LoadResult } from '../store/load/load.js';
 import type { AdminWrites } from '../store/store.js';
 import type { ImportSource } from './check-rows.js';
-import { IMPORT_TABLES, type ImportTable } from './import-tables.js';
 import type { ImportProblem } from './import-problems.js';
 import { checkRow } from './row-rules.js';
 import { streamSource } from './source-files.js';
@@ -16,25 +17,33 @@ export class SourceChangedError extends Error {
 }
 
 /**
- * Inserts every row in dependency order (the sources come in that order) in batches, in one
- * transaction committed by `finish()`, which also rebuilds the report fact tables and gives the
- * data a new stamp; any failure rolls everything back. Returns rows written per table.
+ * Another load committed between this import's check and its write, and changed a row the
+ * import also brings so that the rules now refuse it: nothing of this import was written.
+ */
+export class ConcurrentLoadError extends Error {
+  constructor(conflict: LoadConflictError) {
+    super(
+      `another load changed the data while this import was being checked (${conflict.message}); nothing was imported: run it again`,
+    );
+  }
+}
+
+/**
+ * Upserts every row in dependency order (the sources come in that order) in batches through the
+ * store's load writer, in one transaction committed with a new data version by `finish()`; any
+ * failure rolls everything back. Returns what the load did per table.
  */
 export async function loadSources(
   sources: readonly ImportSource[],
   workspaceId: string,
-  store: Pick<AdminWrites, 'openSink'>,
-): Promise<Record<ImportTable, number>> {
-  const counts = Object.fromEntries(IMPORT_TABLES.map((t) => [t, 0])) as Record<
-    ImportTable,
-    number
-  >;
+  store: Pick<AdminWrites, 'openLoad'>,
+): Promise<LoadResult> {
   const changed = {
     push: (problem: ImportProblem) => {
       throw new SourceChangedError(problem);
     },
   };
-  const sink = await store.openSink();
+  const sink = await store.openLoad();
   try {
     for (const source of sources) {
       const { file, table, format } = source;
@@ -46,13 +55,11 @@ export async function loadSources(
         });
         for (let start = 0; start < checked.length; start += BATCH)
           await sink.insert(table, checked.slice(start, start + BATCH));
-        counts[table] += checked.length;
       }
     }
-    await sink.finish();
+    return await sink.finish();
   } catch (error) {
     await sink.abort();
-    throw error;
+    throw error instanceof LoadConflictError ? new ConcurrentLoadError(error) : error;
   }
-  return counts;
 }

@@ -58,15 +58,32 @@ export function migrationSql(dialect: Dialect, migration: Migration): string {
   ].join(';\n');
 }
 
-/** `INSERT … ON CONFLICT … DO UPDATE`, which SQLite and PostgreSQL both speak. */
+/**
+ * `INSERT … VALUES (…), (…)` for `count` rows; with `conflictKey`, `ON CONFLICT … DO UPDATE` of
+ * the other columns, which SQLite and PostgreSQL both speak.
+ */
+export function insertSql(
+  table: string,
+  columns: readonly string[],
+  count: number,
+  conflictKey?: readonly string[],
+): string {
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  let sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array<string>(count).fill(tuple).join(', ')}`;
+  if (conflictKey) {
+    const updates = columns
+      .filter((c) => !conflictKey.includes(c))
+      .map((c) => `${c} = excluded.${c}`);
+    sql += ` ON CONFLICT (${conflictKey.join(', ')}) DO UPDATE SET ${updates.join(', ')}`;
+  }
+  return sql;
+}
+
+/** A one-row upsert. */
 export function onConflictUpsert(
   table: string,
   columns: readonly string[],
   key: readonly string[],
 ): string {
-  const updates = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`);
-  return (
-    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})` +
-    ` ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${updates.join(', ')}`
-  );
+  return insertSql(table, columns, 1, key);
 }

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Dialect } from './dialect.js';
 import type { Viewer } from './visibility.js';
-import type { SeedSink } from './sink.js';
+import { SET_DATA_VERSION, startLoad, type Load, type VersionedWrite } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
 import { toTokenRow, toWorkspace } from './row-mapping.js';
 import { DATA_TABLES, TABLES, type DataTable } from './schema.js';
-import { baseType, columnNames, type Table } from './table.js';
+import { columnNames, type Table } from './table.js';
 import { REFRESH_REPORT_FACTS } from './sql/report-facts.js';
 import {
   getVisibleSql,
@@ -13,40 +13,37 @@ import {
   listPageSql,
   timesheetEntriesSql,
 } from './sql/resource-sql.js';
-import type {
-  Keyset,
-  NewToken,
-  PageQuery,
-  PoolState,
-  ReportEngine,
-  ResourceSource,
-  Row,
-  SavedQueryRow,
-  Store,
-  TokenRow,
-  Workspace,
+import {
+  stampOf,
+  type DataVersion,
+  type FactSnapshot,
+  type Keyset,
+  type NewToken,
+  type PageQuery,
+  type PoolState,
+  type ReportEngine,
+  type ResourceSource,
+  type Row,
+  type SavedQueryRow,
+  type Store,
+  type TokenRow,
+  type Workspace,
 } from './store.js';
+
+/** Placeholders per key lookup: well under SQLite's and PostgreSQL's limits. */
+const KEY_CHUNK = 500;
+
+/** A new epoch: random, safe in a file name. */
+function newEpoch(): string {
+  return randomBytes(6).toString('hex');
+}
 
 /**
  * Everything both stores do the same way, written once over three primitives (`all`, `get`,
  * `run`) that take SQL with `?` placeholders. A dialect store supplies the primitives and what
- * truly differs: migrations, bulk loading, report execution with a time limit, connections.
+ * truly differs: migrations, the write transaction of loads, snapshots for copying facts out,
+ * report execution with a time limit, connections.
  */
-/** Placeholders per key lookup: well under SQLite's and PostgreSQL's limits. */
-const KEY_CHUNK = 500;
-
-/** A fresh data stamp: time-ordered, unique, safe in a file name. */
-export function newDataStamp(): string {
-  return `${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
-}
-
-/** One column as a CSV field in shared SQL: text quoted with quotes doubled, NULL as nothing. */
-function csvField(column: string, type: 'text' | 'integer' | 'bigint'): string {
-  return type === 'text'
-    ? `COALESCE('"' || replace(${column}, '"', '""') || '"', '')`
-    : `COALESCE(CAST(${column} AS TEXT), '')`;
-}
-
 export abstract class SqlStore implements Store {
   abstract readonly dialect: Dialect;
   abstract readonly reportConcurrency: number;
@@ -59,26 +56,28 @@ export abstract class SqlStore implements Store {
   abstract ping(): Promise<boolean>;
   abstract changeStamp(): Promise<string | null>;
   abstract runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]>;
-  abstract openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }>;
-  /** Runs `work` in one transaction (all or nothing) on one connection, given as `tx`. */
-  abstract transaction(work: (tx: Pick<SqlStore, 'all' | 'run'>) => Promise<void>): Promise<void>;
+  /** A write transaction holding the data version (see VersionedWrite). */
+  protected abstract beginWrite(): Promise<VersionedWrite>;
+  abstract factSnapshot<T>(work: (snapshot: FactSnapshot) => Promise<T>): Promise<T>;
 
   async get(sql: string, params: readonly unknown[] = []): Promise<Row | null> {
     return (await this.all(sql, params))[0] ?? null;
   }
 
-  async dataStamp(): Promise<string> {
-    return (await this.getMeta('data_stamp')) ?? 'none';
+  async dataVersion(): Promise<DataVersion> {
+    const rows = await this.all(
+      "SELECT key, value FROM meta WHERE key IN ('data_version', 'facts_epoch')",
+    );
+    const value = (key: string) => rows.find((r) => r.key === key)?.value;
+    return {
+      epoch: String(value('facts_epoch') ?? 'none'),
+      version: Number(value('data_version') ?? 0),
+    };
   }
 
-  /** The SQL and parameters that give the data a new stamp, run inside a load's transaction. */
-  protected stampSql(): [string, unknown[]] {
-    return [this.dialect.upsert('meta', ['key', 'value'], ['key']), ['data_stamp', newDataStamp()]];
-  }
-
-  /** Gives data written before stamps existed (or by hand) a stamp, once, after migrating. */
-  protected async ensureDataStamp(): Promise<void> {
-    if ((await this.getMeta('data_stamp')) === null) await this.run(...this.stampSql());
+  /** After migrating: a database without an epoch (new, or from before epochs) gets one. */
+  protected async ensureDataVersion(): Promise<void> {
+    if ((await this.getMeta('facts_epoch')) === null) await this.setMeta('facts_epoch', newEpoch());
   }
 
   /** The row store answers reports itself from its report fact tables. */
@@ -86,32 +85,13 @@ export abstract class SqlStore implements Store {
     return {
       name: this.dialect.name,
       dialect: this.dialect,
-      dataStamp: await this.dataStamp(),
+      dataStamp: stampOf(await this.dataVersion()),
       run: (sql, params, timeoutMs) => this.runReport(sql, params, timeoutMs),
     };
   }
 
-  async *csvPages(
-    table: Table,
-    columns: readonly string[],
-    pageSize: number,
-  ): AsyncIterable<string[]> {
-    const key = table.primaryKey;
-    const line = columns.map((c) => csvField(c, baseType(table.columns[c]))).join(" || ',' || ");
-    const keys = key.map((k, i) => `${k} AS k${i}`).join(', ');
-    const order = `ORDER BY ${key.join(', ')} LIMIT ?`;
-    const first = `SELECT ${line} AS line, ${keys} FROM ${table.name} ${order}`;
-    const next = `SELECT ${line} AS line, ${keys} FROM ${table.name} WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')}) ${order}`;
-    let after: unknown[] | null = null;
-    for (;;) {
-      const rows: Row[] = after
-        ? await this.all(next, [...after, pageSize])
-        : await this.all(first, [pageSize]);
-      if (rows.length > 0) yield rows.map((r) => String(r.line));
-      if (rows.length < pageSize) return;
-      const last = rows[rows.length - 1];
-      after = key.map((_, i) => last[`k${i}`]);
-    }
+  async openLoad(): Promise<Load> {
+    return startLoad(await this.beginWrite());
   }
 
   async getMeta(key: string): Promise<string | null> {
@@ -300,29 +280,47 @@ export abstract class SqlStore implements Store {
   }
 
   /**
-   * Rebuilds the report fact tables from their sources and gives the data a new stamp: for rows
-   * written outside vms-read's loads (`vms-read facts refresh`).
+   * Rebuilds the report fact tables from their sources and starts a new epoch (columnar copies are
+   * written anew); the data version stays: no record changed (`vms-read facts refresh`).
    */
   async refreshReportFacts(): Promise<void> {
-    await this.transaction(async (tx) => {
-      for (const sql of REFRESH_REPORT_FACTS) await tx.run(sql);
-      await tx.run(...this.stampSql());
+    await this.versioned(async (session) => {
+      for (const sql of REFRESH_REPORT_FACTS) await session.run(sql);
+      await session.run(this.dialect.upsert('meta', ['key', 'value'], ['key']), [
+        'facts_epoch',
+        newEpoch(),
+      ]);
     });
   }
 
-  async existingKeys(
+  /** Runs `work` in a write transaction holding the data version: all of it, or none. */
+  private async versioned(
+    work: (session: VersionedWrite['session'], current: number) => Promise<void>,
+  ) {
+    const write = await this.beginWrite();
+    try {
+      await work(write.session, write.current);
+      await write.commit();
+    } catch (error) {
+      await write.rollback();
+      throw error;
+    }
+  }
+
+  async storedRows(
     table: DataTable,
     column: string,
-    workspaceId: string | null,
     values: readonly string[],
-  ): Promise<Set<string>> {
-    const found = new Set<string>();
+    columns: readonly string[],
+    workspaceId: string | null,
+  ): Promise<Row[]> {
+    const found: Row[] = [];
     const scope = workspaceId === null ? [] : [workspaceId];
     const where = workspaceId === null ? '' : 'workspace_id = ? AND ';
     for (let start = 0; start < values.length; start += KEY_CHUNK) {
       const chunk = values.slice(start, start + KEY_CHUNK);
-      const sql = `SELECT ${column} FROM ${table} WHERE ${where}${column} IN (${chunk.map(() => '?').join(', ')})`;
-      for (const row of await this.all(sql, [...scope, ...chunk])) found.add(String(row[column]));
+      const sql = `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where}${column} IN (${chunk.map(() => '?').join(', ')})`;
+      found.push(...(await this.all(sql, [...scope, ...chunk])));
     }
     return found;
   }
@@ -331,10 +329,14 @@ export abstract class SqlStore implements Store {
     return (await this.get('SELECT 1 AS ok FROM workspaces LIMIT 1')) !== null;
   }
 
+  /** Removes every data row, tokens and meta included; a new database: version 0, a new epoch. */
   async clearData(): Promise<void> {
-    await this.transaction(async (tx) => {
-      for (const table of [...DATA_TABLES, 'tokens', 'meta']) await tx.run(`DELETE FROM ${table}`);
-      await tx.run(...this.stampSql());
+    await this.versioned(async (session) => {
+      for (const table of [...DATA_TABLES, 'record_changes', 'fact_changes', 'tokens'])
+        await session.run(`DELETE FROM ${table}`);
+      await session.run("DELETE FROM meta WHERE key <> 'data_version'");
+      await session.run(SET_DATA_VERSION, ['0']);
+      await session.run("INSERT INTO meta (key, value) VALUES ('facts_epoch', ?)", [newEpoch()]);
     });
   }
 }

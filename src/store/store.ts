@@ -2,8 +2,7 @@ import type { SqlDialect } from '../semantic/dialect.js';
 import type { Dialect } from './dialect.js';
 import type { Viewer, Visibility } from './visibility.js';
 import type { DataTable } from './schema.js';
-import type { SeedSink } from './sink.js';
-import type { Table } from './table.js';
+import type { Load } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
 
 export type Row = Record<string, unknown>;
@@ -26,6 +25,22 @@ export interface PageQuery {
   order: Order;
   /** Rows to read; callers ask for one more than the page size to learn `hasMore`. */
   limit: number;
+}
+
+/**
+ * Where the row store's data stands (DESIGN §4.11): `version` is one higher after every load that
+ * changed anything, committed with its rows; `epoch` changes when the report facts are rebuilt
+ * whole (`facts refresh`) or the data cleared, so a columnar copy of another epoch is never
+ * patched, only replaced.
+ */
+export interface DataVersion {
+  epoch: string;
+  version: number;
+}
+
+/** A data version as one string: what copies and cached results are labelled with. */
+export function stampOf(version: DataVersion): string {
+  return `${version.epoch}.${version.version}`;
 }
 
 export interface Workspace {
@@ -149,7 +164,7 @@ export interface ReportEngine {
   /** `duckdb` (the columnar copy), `sqlite` or `postgres` (the row store itself). */
   readonly name: string;
   readonly dialect: SqlDialect;
-  /** The row store's data stamp the facts it reads were current at (AdminWrites.dataStamp). */
+  /** The row store's data version (stampOf) the facts it reads were current at. */
   readonly dataStamp: string;
   /**
    * Runs a compiled report query within a time limit; rejects with ReportTimeoutError past it,
@@ -179,11 +194,8 @@ export interface ReportFacts {
 
 /** What seeds, imports and the admin commands write, and read to check what they write. */
 export interface AdminWrites {
-  /**
-   * A token that changes with every load of data (seed, import, clear), written in the same
-   * transaction as the data: what the columnar copy and cached results are checked against.
-   */
-  dataStamp(): Promise<string>;
+  /** The data version now (see DataVersion). */
+  dataVersion(): Promise<DataVersion>;
   getMeta(key: string): Promise<string | null>;
   setMeta(key: string, value: string): Promise<void>;
   listWorkspaces(): Promise<Workspace[]>;
@@ -201,36 +213,51 @@ export interface AdminWrites {
   revokeToken(hash: string, at: string): Promise<boolean>;
   insertSavedQuery(row: SavedQueryRow): Promise<void>;
   /**
-   * Which of `values` stand in `column` of `table` (within a workspace when `workspaceId` is
-   * set): the importer's check of ids and codes before it writes.
+   * The stored rows (`columns` of them) whose `column` holds one of `values`, within a workspace
+   * when `workspaceId` is set: the importer's check of ids, codes and references before it writes.
    */
-  existingKeys(
+  storedRows(
     table: DataTable,
     column: string,
-    workspaceId: string | null,
     values: readonly string[],
-  ): Promise<Set<string>>;
+    columns: readonly string[],
+    workspaceId: string | null,
+  ): Promise<Row[]>;
   /**
-   * Rebuilds the report fact tables from their sources and gives the data a new stamp: for rows
-   * written outside vms-read's own loads (`vms-read facts refresh`).
+   * Rebuilds the report fact tables from their sources and starts a new epoch, so columnar copies
+   * are written anew: for rows written outside vms-read's own loads (`vms-read facts refresh`).
    */
   refreshReportFacts(): Promise<void>;
   /** True when any workspace exists. */
   hasData(): Promise<boolean>;
   /** Removes all data rows (tokens and meta included) so a seed can start again. */
   clearData(): Promise<void>;
-  /** A sink that writes seed or import batches; `finish` commits what was written. */
-  openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }>;
+  /**
+   * A load (seed or import) in one transaction holding the data version: its writes upsert by id
+   * and keep change log and report facts current; `finish` commits them with a new version.
+   */
+  openLoad(): Promise<Load>;
 }
 
-/** What the columnar copy of the report facts is built from (src/store/duckdb/build-facts.ts). */
-export interface FactSource {
-  dataStamp(): Promise<string>;
+/** One consistent view of the row store, at one data version, for copying facts out of it. */
+export interface FactSnapshot {
+  readonly version: DataVersion;
   /**
-   * A table's rows as CSV lines (RFC 4180: text quoted, quotes doubled; NULL an empty unquoted
-   * field; integers in decimal), `columns` only, in primary-key order, a page at a time.
+   * The rows of a SELECT whose single column `line` is a CSV line (see csvLine), a page at a time,
+   * in the order the SELECT gives.
    */
-  csvPages(table: Table, columns: readonly string[], pageSize: number): AsyncIterable<string[]>;
+  lines(sql: string, params: readonly unknown[], pageSize: number): AsyncIterable<string[]>;
+}
+
+/** What the columnar copies of the report facts are written and patched from (src/store/duckdb/). */
+export interface FactSource {
+  readonly dialect: Dialect;
+  dataVersion(): Promise<DataVersion>;
+  /**
+   * Runs `work` on one snapshot of the row store (a read transaction on a connection of its own),
+   * so what it reads is exactly the data at `snapshot.version` however long it takes.
+   */
+  factSnapshot<T>(work: (snapshot: FactSnapshot) => Promise<T>): Promise<T>;
 }
 
 /**

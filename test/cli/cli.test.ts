@@ -94,16 +94,16 @@ describe('vms-read CLI (DESIGN §5)', () => {
     seeded.close();
   });
 
-  it('seed and facts refresh write the columnar copy of the report facts for the new data stamp', () => {
+  it('seed and facts refresh write a base columnar copy of the report facts for the new epoch and version', () => {
     const facts = `${db}.facts`;
     const copies = () => readdirSync(facts).filter((name) => name.endsWith('.duckdb'));
     const [seeded] = copies();
-    assert.match(seeded ?? '', /^[a-z0-9]+-[0-9a-f]+\.duckdb$/);
+    assert.match(seeded ?? '', /^base-[0-9a-f]+-1\.duckdb$/);
     const refreshed = runCli(['facts', 'refresh', '--db', db]);
     assert.equal(refreshed.status, 0, refreshed.stderr);
     assert.match(refreshed.stderr, /columnar report facts written to .*\.duckdb/);
     const [current] = copies();
-    assert.notEqual(current, seeded, 'a new stamp, a new file');
+    assert.notEqual(current, seeded, 'a new epoch, a new file');
     assert.equal(copies().length, 1, 'the older copy is removed');
     const row = runCli(['facts', 'refresh', '--db', db], { VMS_READ_REPORT_ENGINE: 'row' });
     assert.equal(row.status, 0, row.stderr);

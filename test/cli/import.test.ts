@@ -192,25 +192,34 @@ for (const dialect of DIALECTS) {
       rmSync(root, { recursive: true, force: true });
     });
 
-    it('loads NDJSON and CSV files into the workspace and rebuilds the report facts', async () => {
+    const inserted = (n: number) => ({ inserted: n, updated: 0, unchanged: 0, skipped: 0 });
+    const unchanged = (n: number) => ({ inserted: 0, updated: 0, unchanged: n, skipped: 0 });
+    const LOADED = {
+      suppliers: 1,
+      workers: 1,
+      assignments: 1,
+      timesheets: 1,
+      time_entries: 2,
+      expenses: 1,
+      invoices: 1,
+      invoice_lines: 1,
+      approval_statuses: 0,
+      saved_queries: 0,
+    };
+    const countsOf = (of: (n: number) => unknown) =>
+      Object.fromEntries(Object.entries(LOADED).map(([table, n]) => [table, of(n)]));
+    let version: number;
+
+    it('loads NDJSON and CSV files into the workspace and writes their report facts', async () => {
       const dir = writeDir(root, 'good', consistentSet(existing));
       const before = await counts();
+      version = (await db.store.dataVersion()).version;
       const result = runCli(['import', '--db', db.db, '--workspace', WS, dir]);
       assert.equal(result.status, 0, result.stderr);
       assert.deepEqual(JSON.parse(result.stdout), {
         workspace: WS,
-        counts: {
-          suppliers: 1,
-          workers: 1,
-          assignments: 1,
-          timesheets: 1,
-          time_entries: 2,
-          expenses: 1,
-          invoices: 1,
-          invoice_lines: 1,
-          approval_statuses: 0,
-          saved_queries: 0,
-        },
+        counts: countsOf(inserted),
+        dataVersion: version + 1,
       });
       const after = await counts();
       assert.equal(after.time_entries, before.time_entries + 2);
@@ -260,20 +269,46 @@ for (const dialect of DIALECTS) {
       });
     });
 
-    it('refuses the same files twice: their ids already exist, and nothing is written', async () => {
+    it('changes nothing when the same files come again: every row unchanged, the version kept', async () => {
       const dir = writeDir(root, 'again', consistentSet(existing));
       const before = await counts();
       const result = runCli(['import', '--db', db.db, '--workspace', WS, dir]);
+      assert.equal(result.status, 0, result.stderr);
+      assert.deepEqual(JSON.parse(result.stdout), {
+        workspace: WS,
+        counts: countsOf(unchanged),
+        dataVersion: version + 1,
+      });
+      assert.deepEqual(await counts(), before);
+      assert.equal((await db.store.dataVersion()).version, version + 1);
+    });
+
+    it('refuses the same ids into another workspace, and a code another supplier holds, writing nothing', async () => {
+      const dir = writeDir(root, 'elsewhere', consistentSet(existing));
+      const before = await counts();
+      const result = runCli(['import', '--db', db.db, '--workspace', 'ws_team', dir]);
       assert.equal(result.status, 1);
       assert.match(
         result.stderr,
-        /^workers\.ndjson:1: id "imp_wkr_1" already exists in workers \(ids are unique across workspaces\)$/m,
-      );
-      assert.match(
-        result.stderr,
-        /^suppliers\.ndjson:1: code "IMP-001" already exists in workspace ws_business$/m,
+        /^workers\.ndjson:1: id "imp_wkr_1" already exists in another workspace$/m,
       );
       assert.equal(result.stdout, '');
+      assert.deepEqual(await counts(), before);
+      const renamed = consistentSet(existing);
+      renamed['suppliers.ndjson'] = renamed['suppliers.ndjson'].replace('imp_sup_1', 'imp_sup_2');
+      const clash = runCli([
+        'import',
+        '--db',
+        db.db,
+        '--workspace',
+        WS,
+        writeDir(root, 'clash', renamed),
+      ]);
+      assert.equal(clash.status, 1);
+      assert.match(
+        clash.stderr,
+        /^suppliers\.ndjson:1: code "IMP-001" already belongs to supplier "imp_sup_1" in workspace ws_business$/m,
+      );
       assert.deepEqual(await counts(), before);
     });
 

@@ -93,13 +93,15 @@ async function problemsOf(table: string, rows: Record<string, unknown>[]): Promi
       .join('\n') + '\n';
   const [source] = planSources([file]).sources;
   const problems = new CappedProblems();
+  // Every reference names a record of the workspace; no id or code is stored yet.
   const references = {
-    existingKeys: async (
+    storedRows: async (
       _t: string,
       column: string,
-      ws: string | null,
       values: readonly string[],
-    ) => new Set(column === 'id' && ws !== null ? values : []),
+      _columns: readonly string[],
+      ws: string | null,
+    ) => (column === 'id' && ws !== null ? values.map((id) => ({ id })) : []),
   };
   await checkSources(
     [

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkSources, type ImportSource } from '../../src/importer/check-rows.js';
 import { CappedProblems, formatProblems, PROBLEM_CAP } from '../../src/importer/import-problems.js';
-import type { ImportTable } from '../../src/importer/import-tables.js';
+import { COLUMN_RULES, type ImportTable } from '../../src/importer/import-tables.js';
 import { loadSources } from '../../src/importer/load-tables.js';
+import type { LoadResult } from '../../src/store/load/load.js';
 import type { Row } from '../../src/store/sink.js';
 import type { AdminWrites } from '../../src/store/store.js';
 import { planSources } from '../../src/importer/source-files.js';
@@ -22,39 +23,28 @@ const without = (table: string, column: string) => {
   return row;
 };
 
-/** What the store holds, as the import asks it: ids in any workspace, ids and codes in WS. */
-interface StoredKeys {
-  takenIds: Map<ImportTable, Set<string>>;
-  workspaceIds: Map<ImportTable, Set<string>>;
-  supplierCodes: Set<string>;
-}
+/** What the store holds, as the import asks it: rows by table (each with its workspace_id). */
+type Stored = Partial<Record<ImportTable, Row[]>>;
 
-const NOTHING_STORED: StoredKeys = {
-  takenIds: new Map(),
-  workspaceIds: new Map(),
-  supplierCodes: new Set(),
-};
+const NOTHING_STORED: Stored = {};
 
 /** A store as the import sees it: lookups answered from `stored` (and recorded), rows kept. */
-function storeOf(stored: StoredKeys) {
+function storeOf(stored: Stored) {
   const asked: [string, string, string | null, string[]][] = [];
   const written = new Map<ImportTable, Row[]>();
-  const store: Pick<AdminWrites, 'existingKeys' | 'openSink'> = {
-    existingKeys: async (table, column, workspaceId, values) => {
+  const store: Pick<AdminWrites, 'storedRows' | 'openLoad'> = {
+    storedRows: async (table, column, values, columns, workspaceId) => {
       asked.push([table, column, workspaceId, [...values]]);
-      const held =
-        column === 'code'
-          ? stored.supplierCodes
-          : ((workspaceId === null ? stored.takenIds : stored.workspaceIds).get(
-              table as ImportTable,
-            ) ?? new Set());
-      return new Set(values.filter((v) => held.has(v)));
+      return (stored[table as ImportTable] ?? [])
+        .filter((row) => values.includes(String(row[column])))
+        .filter((row) => workspaceId === null || row.workspace_id === workspaceId)
+        .map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])));
     },
-    openSink: async () => ({
+    openLoad: async () => ({
       insert: async (table, rows) => {
         written.set(table as ImportTable, [...(written.get(table as ImportTable) ?? []), ...rows]);
       },
-      finish: async () => {},
+      finish: async () => ({ changed: true, version: 1, counts: {} as LoadResult['counts'] }),
       abort: async () => {},
     }),
   };
@@ -62,7 +52,7 @@ function storeOf(stored: StoredKeys) {
 }
 
 /** The pipeline of `vms-read import` over texts given in memory, with the store's answers given. */
-async function check(files: Record<string, string>, stored: StoredKeys = NOTHING_STORED) {
+async function check(files: Record<string, string>, stored: Stored = NOTHING_STORED) {
   const plan = planSources(Object.keys(files));
   const sources: ImportSource[] = plan.sources.map((source) => ({
     ...source,
@@ -371,7 +361,7 @@ describe('import row checks: each rule gives file:line: message', () => {
     assert.equal(rows('saved_queries')?.[0].definition, '{"query":{"metrics":["spend"]}}');
   });
 
-  it('accepts references and codes the workspace holds, and refuses ids any workspace holds', async () => {
+  it('asks the store about ids, codes and references, and accepts references the workspace holds', async () => {
     const files = {
       'suppliers.ndjson': ndjson(valid('suppliers')),
       'assignments.ndjson': ndjson(valid('assignments', { worker_id: 'wkr_ws' })),
@@ -382,14 +372,67 @@ describe('import row checks: each rule gives file:line: message', () => {
       ['suppliers', 'code', WS, ['IMP-1']],
       ['workers', 'id', WS, ['wkr_ws']],
     ]);
-    const stored: StoredKeys = {
-      takenIds: new Map([['assignments', new Set(['asg_1'])]]),
-      workspaceIds: new Map([['workers', new Set(['wkr_ws'])]]),
-      supplierCodes: new Set(['IMP-1']),
+    const worker = { ...stored('workers'), id: 'wkr_ws' };
+    assert.deepEqual((await check(files, { workers: [worker] })).lines, []);
+  });
+
+  it('refuses an id another workspace holds, and a code another supplier of the workspace holds', async () => {
+    const files = {
+      'suppliers.ndjson': ndjson(valid('suppliers')),
+      'assignments.ndjson': ndjson(valid('assignments')),
+      'workers.ndjson': ndjson(valid('workers')),
     };
-    assert.deepEqual((await check(files, stored)).lines, [
-      'assignments.ndjson:1: id "asg_1" already exists in assignments (ids are unique across workspaces)',
-      'suppliers.ndjson:1: code "IMP-1" already exists in workspace ws_business',
+    const held: Stored = {
+      assignments: [{ ...stored('assignments'), workspace_id: 'ws_team' }],
+      suppliers: [{ ...stored('suppliers'), id: 'sup_other' }],
+    };
+    assert.deepEqual((await check(files, held)).lines, [
+      'assignments.ndjson:1: id "asg_1" already exists in another workspace',
+      'suppliers.ndjson:1: code "IMP-1" already belongs to supplier "sup_other" in workspace ws_business',
+    ]);
+  });
+
+  it('judges a stored id by the upsert rules: the same row, a later or earlier version pass; a changed entry or a rival of the same time does not', async () => {
+    const later = '2026-06-02T08:00:00.000Z';
+    const same = { workers: [stored('workers')] };
+    const files = (table: string, row: Record<string, unknown>) => ({
+      [`${table}.ndjson`]: ndjson(row),
+      ...(table === 'time_entries'
+        ? {
+            'workers.ndjson': ndjson(valid('workers')),
+            'assignments.ndjson': ndjson(valid('assignments')),
+            'timesheets.ndjson': ndjson(valid('timesheets')),
+          }
+        : {}),
+    });
+    // The same row, a later and an earlier version of it: no problem.
+    assert.deepEqual((await check(files('workers', valid('workers')), same)).lines, []);
+    const newer = valid('workers', { status: 'inactive', updated_at: later });
+    assert.deepEqual((await check(files('workers', newer), same)).lines, []);
+    const storedLater: Stored = { workers: [{ ...stored('workers'), updated_at: later }] };
+    assert.deepEqual((await check(files('workers', valid('workers')), storedLater)).lines, []);
+    // Other values under the stored updated_at.
+    const rival = valid('workers', { status: 'inactive' });
+    assert.deepEqual((await check(files('workers', rival), same)).lines, [
+      `workers.ndjson:1: updated_at "${AT}" is the stored record's, but other values differ: a changed record needs a later updated_at`,
+    ]);
+    // A time entry is never changed; the same entry again is fine.
+    const entry: Stored = { time_entries: [stored('time_entries')] };
+    assert.deepEqual((await check(files('time_entries', valid('time_entries')), entry)).lines, []);
+    const changed = valid('time_entries', { quantity_minutes: 60 });
+    assert.deepEqual((await check(files('time_entries', changed), entry)).lines, [
+      'time_entries.ndjson:1: id "te_1" is already stored with other values: time entries are never changed (a correction adds new rows)',
     ]);
   });
 });
+
+/** VALID[table] as the store holds it: in WS, every column present, flags as 0/1. */
+function stored(table: ImportTable): Row {
+  const row: Row = { workspace_id: WS };
+  for (const rule of COLUMN_RULES[table]) {
+    if (rule.name === 'workspace_id') continue;
+    const value = VALID[table][rule.name];
+    row[rule.name] = typeof value === 'boolean' ? Number(value) : ((value as Row[string]) ?? null);
+  }
+  return row;
+}

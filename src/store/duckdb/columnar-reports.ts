@@ -1,37 +1,64 @@
-import { existsSync } from 'node:fs';
-import type { FactSource, ReportEngine, ReportFacts } from '../store.js';
-import { buildColumnarFacts, factsPath } from './build-facts.js';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import type { DataVersion, FactSource, ReportEngine, ReportFacts } from '../store.js';
+import { buildColumnarFacts } from './build-facts.js';
 import { DuckdbFacts, type DuckdbSettings } from './duckdb-facts.js';
+import { livePath, lockBase, newestBase } from './facts-files.js';
+import { patchColumnarFacts } from './patch-facts.js';
 
 export interface ColumnarOptions extends DuckdbSettings {
   /** Where the copies live: `<file>.facts` beside a SQLite file, VMS_READ_FACTS_DIR for PostgreSQL. */
   dir: string;
-  /** Write the copy in the background when none holds the current stamp (serve); default true. */
+  /** Write a base when none can be patched to the current version (serve); default true. */
   build?: boolean;
-  /** Told of a copy opened, built or failed: one line each. */
+  /** Told of a copy opened, patched, rebuilt or failing: one line each (a failure once per cause). */
   log?: (message: string, failure?: unknown) => void;
+  /** How often the row store's version is read, to catch up before a report asks; 0: never. */
+  pollMs?: number;
+  /** How long a report waits for a patch in progress before the row store answers it. */
+  waitMs?: number;
+  /** Changed rows, as a share of the copy's, above which a new base is written rather than a patch. */
+  maxShare?: number;
 }
 
+export const DEFAULT_POLL_MS = 500;
+export const DEFAULT_WAIT_MS = 3000;
+export const DEFAULT_MAX_SHARE = 0.25;
+/** After a failure, attempts wait 1 s, then twice as long each time, up to a minute. */
+const RETRY_MS = { first: 1000, most: 60_000 };
+
+const holds = (facts: DuckdbFacts, version: DataVersion) =>
+  facts.version.epoch === version.epoch && facts.version.version >= version.version;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /**
- * The report facts as the service reads them: every report is answered by the columnar copy
- * (DuckDB) that holds the row store's current data stamp, read on each report. When no copy
- * holds it (data loaded by another process, a new database, a first start) the row store
- * answers, exact and slower, while the copy is written in the background; the next report
- * after it is in place uses it. So no report is answered from facts older than the row store.
+ * The report facts as the service reads them (DESIGN §4.11): this process's own columnar copy
+ * (DuckDB), kept at the row store's data version by patches that apply what changed since the
+ * copy's version. A report reads the row store's version; when the copy holds it, the copy
+ * answers; when a patch can bring it there, the report waits for the patch (up to `waitMs`); when
+ * it cannot (no copy yet, another epoch, a change too large to patch, or a failure) the row store
+ * answers, exact and slower, while a copy is prepared in the background. So no report is
+ * answered from facts older than the row store. A failure to write or patch the copy (a full
+ * disk, a file-size limit) is logged once per cause, cleaned up and retried with a growing pause.
  * The catalog's inputs always come from the row store.
  */
 export class ColumnarReports implements ReportFacts {
   readonly reportConcurrency: number;
-  private current: DuckdbFacts | null = null;
-  private opening: { stamp: string; done: Promise<DuckdbFacts | null> } | null = null;
-  private building: Promise<void> | null = null;
+  private live: DuckdbFacts | null = null;
+  private job: Promise<void> | null = null;
+  private retryAt = 0;
+  private failures = 0;
+  private lastFailure: string | null = null;
   private closed = false;
+  private readonly poller: NodeJS.Timeout | null;
 
   constructor(
     private readonly rows: ReportFacts & FactSource,
     private readonly options: ColumnarOptions,
   ) {
     this.reportConcurrency = rows.reportConcurrency;
+    const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.poller = pollMs > 0 ? setInterval(() => void this.poll(), pollMs).unref() : null;
   }
 
   latestConfig(workspaceId: string) {
@@ -46,71 +73,157 @@ export class ColumnarReports implements ReportFacts {
     return this.rows.catalogEntries(workspaceId);
   }
 
+  /** The copy's engine when it holds the row store's version (after a patch, if one is quick), else the row store's. */
   async reportEngine(): Promise<ReportEngine> {
-    const row = await this.rows.reportEngine();
-    const facts = await this.factsAt(row.dataStamp);
-    return facts?.engine ?? row;
+    const now = await this.rows.dataVersion();
+    const live = this.live;
+    if (live && holds(live, now)) return live.engine;
+    const job = this.catchUp();
+    if (live && live.version.epoch === now.epoch) {
+      await Promise.race([job, delay(this.options.waitMs ?? DEFAULT_WAIT_MS)]);
+      const caught = this.live;
+      if (caught && holds(caught, now)) return caught.engine;
+    }
+    return this.rows.reportEngine();
   }
 
-  /** Opens the copy for the current stamp before the first report asks (at start). */
+  /** Prepares the copy for the current version before the first report asks (at start). */
   async warm(): Promise<void> {
-    await this.factsAt(await this.rows.dataStamp());
+    await this.catchUp();
   }
 
-  /** The open copy holding `stamp`, opening its file if it exists, else null (and a build starts). */
-  private async factsAt(stamp: string): Promise<DuckdbFacts | null> {
-    if (this.current?.dataStamp === stamp) return this.current;
-    if (this.opening?.stamp !== stamp) {
-      const done = this.open(stamp);
-      this.opening = { stamp, done };
-      void done.finally(() => {
-        if (this.opening?.done === done) this.opening = null;
-      });
-    }
-    return this.opening.done;
+  /** The version the copy holds now, or null without one (for tests and the log). */
+  get copyVersion(): DataVersion | null {
+    return this.live?.version ?? null;
   }
 
-  private async open(stamp: string): Promise<DuckdbFacts | null> {
-    // A copy is being written: the row store answers until it is in place.
-    if (this.building) return null;
-    const path = factsPath(this.options.dir, stamp);
-    if (!existsSync(path)) {
-      this.build();
-      return null;
-    }
+  private async poll(): Promise<void> {
+    if (this.job || this.closed || Date.now() < this.retryAt) return;
     try {
-      const facts = await DuckdbFacts.open(path, stamp, this.reportConcurrency, this.options);
+      const now = await this.rows.dataVersion();
+      if (!this.live || !holds(this.live, now)) await this.catchUp();
+    } catch {
+      // The row store is out of reach: requests answer 503 and say so; the next tick tries again.
+    }
+  }
+
+  /** The one piece of copy work at a time: joins the running one or starts the next. */
+  private catchUp(): Promise<void> {
+    if (this.closed || Date.now() < this.retryAt) return Promise.resolve();
+    this.job ??= this.bringCurrent()
+      .then(() => this.succeeded())
+      .catch((error: unknown) => this.failed(error))
+      .finally(() => (this.job = null));
+    return this.job;
+  }
+
+  /** A copy at the row store's version: patched, or opened from a base (written first if need be). */
+  private async bringCurrent(): Promise<void> {
+    if (this.live) {
+      const outcome = await patchColumnarFacts(this.live, this.rows, {
+        dir: this.options.dir,
+        maxShare: this.options.maxShare ?? DEFAULT_MAX_SHARE,
+      });
+      if (outcome.kind === 'patched')
+        this.options.log?.(
+          `columnar report facts patched to version ${outcome.version.version}: ${outcome.rows} rows in ${outcome.ms} ms`,
+        );
+      if (outcome.kind !== 'rebuild') return;
+      this.options.log?.(
+        outcome.reason === 'epoch'
+          ? 'columnar report facts: the data was rebuilt or replaced; a new copy is written'
+          : 'columnar report facts: more changed than a patch is worth; a new copy is written',
+      );
+      await this.dropLive();
+      await this.openFromBase(true);
+    } else {
+      await this.openFromBase(false);
+    }
+    // A base is a version or more behind by the time it is open: patch the rest.
+    if (this.live) await this.bringCurrent();
+  }
+
+  /**
+   * Opens a live copy from the newest base of the current epoch (`fresh`: one of the current
+   * version, written now when missing). Writes none while another process is writing one: the
+   * next attempt opens it.
+   */
+  private async openFromBase(fresh: boolean): Promise<void> {
+    const { dir } = this.options;
+    mkdirSync(dir, { recursive: true });
+    const now = await this.rows.dataVersion();
+    let base = fresh ? null : newestBase(dir, now.epoch, now.version);
+    if (!base || (fresh && base.version < now.version)) {
+      if (this.options.build === false) return;
+      const release = lockBase(dir, now.epoch);
+      if (!release) return;
+      try {
+        const built = await buildColumnarFacts(this.rows, dir, this.options);
+        this.options.log?.(`columnar report facts written: ${built.path} in ${built.ms} ms`);
+      } finally {
+        release();
+      }
+      base = newestBase(dir, now.epoch, Number.MAX_SAFE_INTEGER);
+      if (!base) return;
+    }
+    const path = livePath(dir);
+    try {
+      copyFileSync(base.path, path);
+      const facts = await DuckdbFacts.open(path, this.reportConcurrency, this.options);
       if (this.closed) {
         await facts.close();
-        return null;
+        rmSync(path, { force: true });
+        return;
       }
-      const previous = this.current;
-      this.current = facts;
-      void previous?.close();
-      this.options.log?.(`columnar report facts opened: ${path}`);
-      return facts;
+      this.live = facts;
+      this.options.log?.(`columnar report facts opened: ${path} (from ${base.path})`);
     } catch (error) {
-      this.options.log?.(`columnar report facts could not be opened: ${path}`, error);
-      this.build(true);
-      return null;
+      removeCopy(path);
+      throw error;
     }
   }
 
-  /** Writes a copy for the row store's stamp, one build at a time; failures are logged. */
-  private build(force = false): void {
-    if (this.options.build === false || this.building || this.closed) return;
-    this.building = buildColumnarFacts(this.rows, this.options.dir, { ...this.options, force })
-      .then((built) =>
-        this.options.log?.(`columnar report facts written: ${built.path} in ${built.ms} ms`),
-      )
-      .catch((error: unknown) => this.options.log?.('columnar report facts not written', error))
-      .finally(() => (this.building = null));
+  private succeeded(): void {
+    if (this.lastFailure !== null)
+      this.options.log?.('columnar report facts are in use again after the failure logged before');
+    this.failures = 0;
+    this.retryAt = 0;
+    this.lastFailure = null;
+  }
+
+  /**
+   * Logs a failure once per cause, drops a copy that may be damaged, and pauses before the next
+   * attempt (1 s, doubling, at most a minute): meanwhile the row store answers.
+   */
+  private async failed(error: unknown): Promise<void> {
+    const cause = error instanceof Error ? error.message : String(error);
+    if (cause !== this.lastFailure)
+      this.options.log?.(
+        'columnar report facts could not be written or patched; the row store answers reports until a retry succeeds',
+        error,
+      );
+    this.lastFailure = cause;
+    this.failures++;
+    this.retryAt = Date.now() + Math.min(RETRY_MS.most, RETRY_MS.first * 2 ** (this.failures - 1));
+    await this.dropLive();
+  }
+
+  private async dropLive(): Promise<void> {
+    const live = this.live;
+    this.live = null;
+    if (!live) return;
+    await live.close().catch(() => {});
+    removeCopy(live.path);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.building;
-    await this.current?.close();
-    this.current = null;
+    if (this.poller) clearInterval(this.poller);
+    await this.job;
+    await this.dropLive();
   }
+}
+
+function removeCopy(path: string): void {
+  for (const file of [path, `${path}.wal`]) rmSync(file, { force: true });
 }

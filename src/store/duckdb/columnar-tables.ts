@@ -3,12 +3,13 @@ import type { Table } from '../table.js';
 
 /**
  * What the columnar copy holds: every table a report view reads (src/semantic/views.ts), each
- * with only the columns the views read, so nothing else (names, emails, notes) is copied. The
- * two report fact tables come first: they are the large ones. A test checks these lists against
- * the views' SQL.
+ * with only the columns the views read, so nothing else (names, emails, notes) is copied, and
+ * `id`, by which a patch replaces rows (patch-facts.ts). The two report fact tables come first:
+ * they are the large ones. A test checks these lists against the views' SQL.
  */
 const READ_BY_REPORTS: Record<string, string[]> = {
   report_time_entries: [
+    'id',
     'workspace_id',
     'work_date',
     'supplier_ref',
@@ -25,6 +26,7 @@ const READ_BY_REPORTS: Record<string, string[]> = {
     'worker_id',
   ],
   report_invoice_lines: [
+    'id',
     'workspace_id',
     'invoice_period',
     'supplier_ref',
@@ -40,6 +42,7 @@ const READ_BY_REPORTS: Record<string, string[]> = {
     'unit',
   ],
   invoices: [
+    'id',
     'workspace_id',
     'issued_at',
     'supplier_ref',
@@ -51,6 +54,7 @@ const READ_BY_REPORTS: Record<string, string[]> = {
     'period_end',
   ],
   timesheets: [
+    'id',
     'workspace_id',
     'worker_id',
     'period_start',
@@ -70,6 +74,7 @@ const READ_BY_REPORTS: Record<string, string[]> = {
     'status',
   ],
   expenses: [
+    'id',
     'workspace_id',
     'assignment_id',
     'incurred_on',

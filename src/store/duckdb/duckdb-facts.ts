@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { ReportTimeoutError } from '../../errors.js';
-import type { ReportEngine, Row } from '../store.js';
+import { stampOf, type DataVersion, type ReportEngine, type Row } from '../store.js';
 import { COLUMNAR_TABLES } from './columnar-tables.js';
 import { duckdbDialect } from './duckdb-dialect.js';
 
@@ -37,56 +37,83 @@ function plain(value: DuckDBValue): unknown {
   return value === null || typeof value !== 'object' ? value : String(value);
 }
 
+/** The table in every copy that says which data version of the row store it holds. */
+export const FACTS_META =
+  'CREATE TABLE facts_meta (epoch VARCHAR NOT NULL, version BIGINT NOT NULL)';
+
+/** The data version a copy holds, read on `connection`. */
+export async function heldVersion(connection: DuckDBConnection): Promise<DataVersion> {
+  const rows = (await connection.runAndReadAll('SELECT epoch, version FROM facts_meta')).getRows();
+  if (rows.length !== 1) throw new Error('the copy has no data version');
+  return { epoch: String(rows[0][0]), version: Number(rows[0][1]) };
+}
+
 /**
- * One columnar copy of the report facts, opened read-only: a file that holds one data stamp for
- * its whole life (a newer stamp is a new file). Queries run on a fixed set of connections, one
- * query each; past its time limit a query is interrupted, which frees its threads at once.
+ * One columnar copy of the report facts, open: a server's own copy (read and patched by this
+ * process alone; see columnar-reports.ts). Queries run on a fixed set of connections, one query
+ * each; past its time limit a query is interrupted, which frees its threads at once. Patches run
+ * on a connection of their own, in a transaction: a query sees the copy before a patch or after
+ * it, never half of it (DuckDB's MVCC).
  */
 export class DuckdbFacts {
-  readonly engine: ReportEngine;
   private readonly idle: DuckDBConnection[];
   private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
   private running = 0;
   private closing: (() => void) | null = null;
+  private current: { version: DataVersion; engine: ReportEngine };
 
   private constructor(
     private readonly instance: DuckDBInstance,
     connections: DuckDBConnection[],
-    readonly dataStamp: string,
+    private readonly writer: DuckDBConnection,
+    version: DataVersion,
+    readonly path: string,
   ) {
     this.idle = connections;
-    this.engine = {
+    this.current = this.at(version);
+  }
+
+  private at(version: DataVersion) {
+    const engine: ReportEngine = {
       name: 'duckdb',
       dialect: duckdbDialect,
-      dataStamp,
+      dataStamp: stampOf(version),
       run: (sql, params, timeoutMs) => this.run(sql, params, timeoutMs),
     };
+    return { version, engine };
+  }
+
+  /** The data version the copy holds now, and the engine that answers from it. */
+  get version(): DataVersion {
+    return this.current.version;
+  }
+
+  get engine(): ReportEngine {
+    return this.current.engine;
   }
 
   /**
-   * Opens the file and checks it holds `stamp`; `connections` is how many queries may run at
-   * once (the report gate's concurrency).
+   * Opens the file; `connections` is how many queries may run at once (the report gate's
+   * concurrency).
    */
   static async open(
     path: string,
-    stamp: string,
     connections: number,
     settings: DuckdbSettings = {},
   ): Promise<DuckdbFacts> {
-    const instance = await DuckDBInstance.create(path, duckdbConfig(settings, true));
+    const instance = await DuckDBInstance.create(path, duckdbConfig(settings, false));
     try {
       const pool = await Promise.all(
         Array.from({ length: connections }, () => utcConnection(instance)),
       );
-      const held = (await pool[0].runAndReadAll('SELECT data_stamp FROM facts_meta')).getRows();
-      if (held.length !== 1 || held[0][0] !== stamp)
-        throw new Error(`${path} does not hold data stamp ${stamp}`);
+      const writer = await utcConnection(instance);
+      const version = await heldVersion(writer);
       // Read every column on every connection once, so the first reports do not pay for the
       // file's cold pages or a connection's first query.
       for (const connection of pool)
         for (const { table } of COLUMNAR_TABLES)
           await connection.run(`SELECT MIN(COLUMNS(*)) FROM ${table.name}`);
-      const facts = new DuckdbFacts(instance, pool, stamp);
+      const facts = new DuckdbFacts(instance, pool, writer, version, path);
       // And a query shaped like a report, through the same path (binding, reading, converting).
       await facts.run(
         'SELECT status AS d0, COUNT(*) AS m0 FROM invoices WHERE workspace_id <> ? GROUP BY 1 ORDER BY 1 LIMIT ?',
@@ -98,6 +125,36 @@ export class DuckdbFacts {
       instance.closeSync();
       throw error;
     }
+  }
+
+  /** Rows in all its tables: what a patch is weighed against. */
+  async rows(): Promise<number> {
+    let total = 0;
+    for (const { table } of COLUMNAR_TABLES) {
+      const reader = await this.writer.runAndReadAll(`SELECT COUNT(*) FROM ${table.name}`);
+      total += Number(reader.getRows()[0][0]);
+    }
+    return total;
+  }
+
+  /**
+   * Runs `work` on the write connection in one transaction that ends by holding `version`; reports
+   * answer from the copy as it was until it commits. A failure rolls it all back.
+   */
+  async patch(version: DataVersion, work: (connection: DuckDBConnection) => Promise<void>) {
+    await this.writer.run('BEGIN TRANSACTION');
+    try {
+      await work(this.writer);
+      await this.writer.run('UPDATE facts_meta SET epoch = ?, version = ?', [
+        version.epoch,
+        version.version,
+      ]);
+      await this.writer.run('COMMIT');
+    } catch (error) {
+      await this.writer.run('ROLLBACK').catch(() => {});
+      throw error;
+    }
+    this.current = this.at(version);
   }
 
   private take(): Promise<DuckDBConnection> {
@@ -146,6 +203,7 @@ export class DuckdbFacts {
   async close(): Promise<void> {
     if (this.running > 0) await new Promise<void>((resolve) => (this.closing = resolve));
     for (const connection of this.idle) connection.closeSync();
+    this.writer.closeSync();
     this.instance.closeSync();
   }
 }

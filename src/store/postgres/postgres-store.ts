@@ -1,12 +1,12 @@
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { ReportTimeoutError, StoreUnavailableError } from '../../errors.js';
-import type { SeedSink } from '../sink.js';
-import { MIGRATIONS, type DataTable } from '../schema.js';
+import type { VersionedWrite } from '../load/load.js';
+import type { WriteSession } from '../load/write-session.js';
+import { MIGRATIONS } from '../schema.js';
 import { SqlStore } from '../sql-store.js';
-import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';
-import type { PoolState, Row } from '../store.js';
-import { migrationSql } from '../dialect.js';
+import type { FactSnapshot, PoolState, Row } from '../store.js';
+import { insertSql, migrationSql } from '../dialect.js';
 import { postgresDialect } from './postgres-dialect.js';
 
 /** Errors that mean the database is out of reach, not that the query was wrong. */
@@ -135,27 +135,6 @@ export class PostgresStore extends SqlStore {
     }
   }
 
-  /** Admin writes (clearing data, rebuilding report facts): on a connection without timeouts. */
-  async transaction(work: (tx: Pick<SqlStore, 'all' | 'run'>) => Promise<void>): Promise<void> {
-    const client = await this.adminClient();
-    const tx = {
-      all: async (sql: string, params: readonly unknown[] = []) =>
-        (await client.query(this.query(sql, params, 0))).rows as Row[],
-      run: async (sql: string, params: readonly unknown[] = []) =>
-        (await client.query(this.query(sql, params, 0))).rowCount ?? 0,
-    };
-    try {
-      await client.query('BEGIN');
-      await work(tx);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw translate(error);
-    } finally {
-      await client.end();
-    }
-  }
-
   async migrate(): Promise<void> {
     const client = await this.adminClient();
     try {
@@ -177,12 +156,13 @@ export class PostgresStore extends SqlStore {
       await client.query('SELECT pg_advisory_unlock(7468)').catch(() => {});
       await client.end();
     }
-    await this.ensureDataStamp();
+    await this.ensureDataVersion();
   }
 
   /**
    * A connection of its own, outside the pools and without their timeouts, for work that
-   * legitimately takes long: migrations and bulk loads (seed, import), run by the CLI.
+   * legitimately takes long: migrations, loads (seed, import) and snapshots copied into
+   * columnar facts.
    */
   private async adminClient(): Promise<pg.Client> {
     const client = new pg.Client({
@@ -251,50 +231,99 @@ export class PostgresStore extends SqlStore {
   }
 
   /**
-   * Bulk loading in one transaction (all or nothing) with multi-row INSERTs of up to ~60,000
-   * parameters each (PostgreSQL's limit is 65,535).
+   * Loads, refreshes and clears, on a connection of their own without timeouts (they take as
+   * long as their data): the data version's row is locked FOR UPDATE at once, so loads commit
+   * their versions one after another, in order, and a reader never sees version v+1 without v.
    */
-  async openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }> {
+  protected async beginWrite(): Promise<VersionedWrite> {
     const client = await this.adminClient();
-    await client.query('BEGIN');
-    let done = false;
+    const query = async (sql: string, params: readonly unknown[] = []) => {
+      try {
+        return await client.query(this.query(sql, params, 0));
+      } catch (error) {
+        throw translate(error);
+      }
+    };
+    let ended = false;
     const end = async (sql: string) => {
-      if (done) return;
-      done = true;
+      if (ended) return;
+      ended = true;
       try {
         await client.query(sql);
       } finally {
-        await client.end();
+        await client.end().catch(() => {});
       }
     };
-    return {
-      insert: async (table: DataTable, rows) => {
-        if (rows.length === 0) return;
-        const columns = Object.keys(rows[0]);
-        const perStatement = Math.max(1, Math.floor(60_000 / columns.length));
-        for (let start = 0; start < rows.length; start += perStatement) {
-          const chunk = rows.slice(start, start + perStatement);
-          const values: unknown[] = [];
-          const tuples = chunk.map((row) => {
-            const base = values.length;
-            for (const c of columns) values.push(row[c] ?? null);
-            return `(${columns.map((_, i) => `$${base + i + 1}`).join(', ')})`;
-          });
-          await client.query({
-            text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`,
-            values,
-          });
-        }
-      },
-      finish: async () => {
-        for (const sql of REFRESH_REPORT_FACTS) await client.query(sql);
-        const [stamp, params] = this.stampSql();
-        await client.query(this.dialect.placeholders(stamp), this.dialect.params(params));
-        await end('COMMIT');
-        const analyze = await this.adminClient();
-        await analyze.query('ANALYZE').finally(() => analyze.end());
-      },
-      abort: () => end('ROLLBACK'),
-    };
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query(
+        "SELECT value FROM meta WHERE key = 'data_version' FOR UPDATE",
+      );
+      const session: WriteSession = {
+        dialect: this.dialect,
+        all: async (sql, params) => (await query(sql, params)).rows as Row[],
+        run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
+        insertRows: async (table, columns, rows, conflictKey) => {
+          // Multi-row INSERTs of up to ~60,000 parameters (PostgreSQL's limit is 65,535).
+          const perStatement = Math.max(1, Math.floor(60_000 / columns.length));
+          for (let start = 0; start < rows.length; start += perStatement) {
+            const chunk = rows.slice(start, start + perStatement);
+            await query(insertSql(table, columns, chunk.length, conflictKey), chunk.flat());
+          }
+        },
+      };
+      return {
+        session,
+        current: Number(rows[0]?.value ?? 0),
+        commit: () => end('COMMIT').catch((error: unknown) => Promise.reject(translate(error))),
+        rollback: () => end('ROLLBACK').catch(() => {}),
+      };
+    } catch (error) {
+      await end('ROLLBACK').catch(() => {});
+      throw translate(error);
+    }
+  }
+
+  /**
+   * A REPEATABLE READ, read-only transaction on a connection of its own: every statement sees the
+   * data as of its first one. Rows are read through a cursor, a page at a time.
+   */
+  async factSnapshot<T>(work: (snapshot: FactSnapshot) => Promise<T>): Promise<T> {
+    const client = await this.adminClient();
+    let cursors = 0;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const { rows } = await client.query(
+        "SELECT key, value FROM meta WHERE key IN ('data_version', 'facts_epoch')",
+      );
+      const value = (key: string) =>
+        (rows as { key: string; value: string }[]).find((r) => r.key === key)?.value;
+      const query = this.query.bind(this);
+      return await work({
+        version: {
+          epoch: value('facts_epoch') ?? 'none',
+          version: Number(value('data_version') ?? 0),
+        },
+        async *lines(sql, params, pageSize) {
+          const name = `facts_${++cursors}`;
+          const declared = query(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`, params, 0);
+          await client.query(declared);
+          try {
+            for (;;) {
+              const page = await client.query(`FETCH ${pageSize} FROM ${name}`);
+              if (page.rows.length > 0) yield page.rows.map((r: { line: string }) => r.line);
+              if (page.rows.length < pageSize) return;
+            }
+          } finally {
+            await client.query(`CLOSE ${name}`);
+          }
+        },
+      });
+    } catch (error) {
+      throw translate(error);
+    } finally {
+      await client.query('COMMIT').catch(() => {});
+      await client.end().catch(() => {});
+    }
   }
 }

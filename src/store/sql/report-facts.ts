@@ -3,8 +3,9 @@ import type { Table } from '../table.js';
 /**
  * Report fact tables: narrow, denormalised copies of the two large fact sources, clustered by
  * (workspace, time dimension), so a report reads one workspace's rows in time order without
- * joins. They are derived data, rebuilt after every bulk load (seed, import) and by the migration
- * that introduced them; the API never writes the sources, so they cannot drift in between.
+ * joins. They are derived data: a load (seed, import) writes the fact rows of what it inserted
+ * and rewrites those of records whose copied columns it changed, in its own transaction
+ * (src/store/load/); the migration that introduced them and `facts refresh` rebuild them whole.
  * LEFT JOINs keep an entry whose assignment, worker or timesheet is missing.
  */
 // Covering indexes for the usual groupings: a GROUP BY read in index order needs no sort.
@@ -64,19 +65,56 @@ export const REPORT_FACT_TABLES: readonly Table[] = [
   },
 ];
 
-export const REFRESH_REPORT_FACTS: readonly string[] = [
-  'DELETE FROM report_time_entries',
-  `INSERT INTO report_time_entries
-     SELECT e.workspace_id, e.work_date, e.id, e.supplier_ref, a.org_unit_key, a.site_key, a.job_code, e.pay_code,
+/** SELECT of the report fact rows of the time entries matching `where` (over `e`), in table order. */
+export function entryFactsSelect(where = ''): string {
+  return `SELECT e.workspace_id, e.work_date, e.id, e.supplier_ref, a.org_unit_key, a.site_key, a.job_code, e.pay_code,
             w.type, t.entry_mode, e.kind, e.captured_on_behalf, e.quantity_minutes, e.quantity_units, e.worker_id
      FROM time_entries e
      LEFT JOIN assignments a ON a.id = e.assignment_id
      LEFT JOIN workers w ON w.id = e.worker_id
-     LEFT JOIN timesheets t ON t.id = e.timesheet_id`,
-  'DELETE FROM report_invoice_lines',
-  `INSERT INTO report_invoice_lines
-     SELECT l.workspace_id, i.period_start, l.id, l.supplier_ref, l.org_unit_key, l.currency, l.band, l.pay_code,
+     LEFT JOIN timesheets t ON t.id = e.timesheet_id${where ? ` WHERE ${where}` : ''}`;
+}
+
+/** SELECT of the report fact rows of the invoice lines matching `where` (over `l`, `i`). */
+export function lineFactsSelect(where = ''): string {
+  return `SELECT l.workspace_id, i.period_start, l.id, l.supplier_ref, l.org_unit_key, l.currency, l.band, l.pay_code,
             l.source_type, i.status, i.type, l.amount_cents, l.quantity, l.unit
      FROM invoice_lines l
-     JOIN invoices i ON i.id = l.invoice_id`,
+     JOIN invoices i ON i.id = l.invoice_id${where ? ` WHERE ${where}` : ''}`;
+}
+
+/**
+ * The records whose columns report facts copy, which columns, and the column of the facts'
+ * source rows that names them: a load that changes one of these columns rewrites the facts of
+ * the rows naming the record (entries by `e.<by>`, lines by `l.<by>`).
+ */
+export const FACT_DEPENDENCIES = {
+  assignments: {
+    columns: ['org_unit_key', 'site_key', 'job_code'],
+    facts: 'entries',
+    by: 'assignment_id',
+  },
+  workers: { columns: ['type'], facts: 'entries', by: 'worker_id' },
+  timesheets: { columns: ['entry_mode'], facts: 'entries', by: 'timesheet_id' },
+  invoices: { columns: ['period_start', 'status', 'type'], facts: 'lines', by: 'invoice_id' },
+} as const;
+
+/**
+ * Each fact table rebuilt whole from its sources, inserted in primary-key order (appending to
+ * the clustered key rather than splitting pages all over it: twice as fast on SQLite).
+ */
+export const REBUILD_FACTS = {
+  entries: [
+    'DELETE FROM report_time_entries',
+    `INSERT INTO report_time_entries ${entryFactsSelect()} ORDER BY 1, 2, 3`,
+  ],
+  lines: [
+    'DELETE FROM report_invoice_lines',
+    `INSERT INTO report_invoice_lines ${lineFactsSelect()} ORDER BY 1, 2, 3`,
+  ],
+} as const;
+
+export const REFRESH_REPORT_FACTS: readonly string[] = [
+  ...REBUILD_FACTS.entries,
+  ...REBUILD_FACTS.lines,
 ];

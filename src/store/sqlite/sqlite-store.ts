@@ -2,13 +2,13 @@ import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { SeedSink } from '../sink.js';
-import { migrationSql } from '../dialect.js';
-import { MIGRATIONS, type DataTable } from '../schema.js';
+import { insertSql, migrationSql } from '../dialect.js';
+import type { VersionedWrite } from '../load/load.js';
+import type { WriteSession } from '../load/write-session.js';
+import { MIGRATIONS } from '../schema.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { SqlStore } from '../sql-store.js';
-import { REFRESH_REPORT_FACTS } from '../sql/report-facts.js';
-import type { PoolState, Row } from '../store.js';
+import type { FactSnapshot, PoolState, Row } from '../store.js';
 import { ReportPool, REPORT_WORKERS } from './report-pool.js';
 
 /** Prepared statements kept per connection: a fixed number, least recently used dropped first. */
@@ -29,7 +29,7 @@ export class SqliteStore extends SqlStore {
   });
   private reports: ReportPool | null = null;
   private ownWrites = 0;
-  private readonly dataVersion: Database.Statement;
+  private readonly pragmaDataVersion: Database.Statement;
 
   /**
    * `bulk`: a file no one else reads yet, being filled by a seed (seedIntoNewFile): its rollback
@@ -47,7 +47,7 @@ export class SqliteStore extends SqlStore {
     this.db.pragma(options.bulk ? 'journal_mode = MEMORY' : 'journal_mode = WAL');
     this.db.pragma(options.bulk ? 'synchronous = OFF' : 'synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
-    this.dataVersion = this.db.prepare('PRAGMA data_version');
+    this.pragmaDataVersion = this.db.prepare('PRAGMA data_version');
   }
 
   /** A prepared statement for this SQL, prepared on first use. */
@@ -75,18 +75,7 @@ export class SqliteStore extends SqlStore {
 
   /** data_version changes when another connection commits; this connection's writes are counted. */
   override async changeStamp(): Promise<string> {
-    return `${this.dataVersion.pluck().get() as number}:${this.ownWrites}`;
-  }
-
-  async transaction(work: (tx: Pick<SqlStore, 'all' | 'run'>) => Promise<void>): Promise<void> {
-    this.db.exec('BEGIN');
-    try {
-      await work(this);
-      this.db.exec('COMMIT');
-    } catch (error) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      throw error;
-    }
+    return `${this.pragmaDataVersion.pluck().get() as number}:${this.ownWrites}`;
   }
 
   async migrate(): Promise<void> {
@@ -97,7 +86,7 @@ export class SqliteStore extends SqlStore {
         this.db.pragma(`user_version = ${version + 1}`);
       })();
     }
-    await this.ensureDataStamp();
+    await this.ensureDataVersion();
   }
 
   cacheSizes(): Record<string, number> {
@@ -135,39 +124,81 @@ export class SqliteStore extends SqlStore {
     return this.reports.run(sql, params, timeoutMs);
   }
 
-  async openSink(): Promise<SeedSink & { finish(): Promise<void>; abort(): Promise<void> }> {
-    const inserts = new Map<DataTable, { columns: string[]; statement: Database.Statement }>();
-    const insertFor = (table: DataTable, row: Row) => {
-      let entry = inserts.get(table);
-      if (!entry) {
-        const columns = Object.keys(row);
-        const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
-        entry = { columns, statement: this.db.prepare(sql) };
-        inserts.set(table, entry);
-      }
-      return entry;
+  /**
+   * BEGIN IMMEDIATE takes SQLite's write lock at once, so the version read here is the one this
+   * transaction replaces: loads, refreshes and clears are serialised across processes.
+   */
+  protected async beginWrite(): Promise<VersionedWrite> {
+    this.db.exec('BEGIN IMMEDIATE');
+    const stored = this.prepare("SELECT value FROM meta WHERE key = 'data_version'").get() as
+      { value: string } | undefined;
+    const session: WriteSession = {
+      dialect: this.dialect,
+      all: async (sql, params = []) => this.prepare(sql).all(...params) as Row[],
+      run: async (sql, params = []) => this.prepare(sql).run(...params).changes,
+      insertRows: async (table, columns, rows, conflictKey) => {
+        const statement = this.prepare(insertSql(table, columns, 1, conflictKey));
+        for (const row of rows) statement.run(row);
+      },
     };
-    // One transaction for the whole load: all or nothing, and far faster than one per batch.
-    this.db.exec('BEGIN');
     return {
-      insert: async (table, rows) => {
-        if (rows.length === 0) return;
-        const { columns, statement } = insertFor(table, rows[0]);
-        for (const row of rows) statement.run(columns.map((c) => row[c] ?? null));
-      },
-      finish: async () => {
+      session,
+      current: Number(stored?.value ?? 0),
+      commit: async () => {
         this.ownWrites++;
-        for (const sql of REFRESH_REPORT_FACTS) this.db.exec(sql);
-        const [stamp, params] = this.stampSql();
-        this.db.prepare(stamp).run(...params);
         this.db.exec('COMMIT');
-        this.db.pragma('optimize');
-        if (!this.options.bulk) this.db.pragma('wal_checkpoint(TRUNCATE)');
+        // Committed: what follows only tidies up, and SQLite does it again later if it fails here.
+        try {
+          this.db.pragma('optimize');
+          if (!this.options.bulk) this.db.pragma('wal_checkpoint(TRUNCATE)');
+        } catch {
+          // Left to SQLite's automatic checkpoints and the next optimize.
+        }
       },
-      abort: async () => {
+      rollback: async () => {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
       },
     };
+  }
+
+  /**
+   * A read transaction on a read-only connection of its own: its first read fixes the snapshot,
+   * which holds (WAL) whatever other connections commit meanwhile.
+   */
+  async factSnapshot<T>(work: (snapshot: FactSnapshot) => Promise<T>): Promise<T> {
+    if (this.path === ':memory:') throw new Error('a snapshot needs a database file');
+    const db = new Database(this.path, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      db.exec('BEGIN');
+      const rows = db
+        .prepare("SELECT key, value FROM meta WHERE key IN ('data_version', 'facts_epoch')")
+        .all() as { key: string; value: string }[];
+      const value = (key: string) => rows.find((r) => r.key === key)?.value;
+      return await work({
+        version: {
+          epoch: value('facts_epoch') ?? 'none',
+          version: Number(value('data_version') ?? 0),
+        },
+        async *lines(sql, params, pageSize) {
+          let page: string[] = [];
+          for (const line of db
+            .prepare(sql)
+            .pluck()
+            .iterate(...params) as Iterable<string>) {
+            page.push(line);
+            if (page.length === pageSize) {
+              yield page;
+              page = [];
+            }
+          }
+          if (page.length > 0) yield page;
+        },
+      });
+    } finally {
+      if (db.inTransaction) db.exec('COMMIT');
+      db.close();
+    }
   }
 }
 

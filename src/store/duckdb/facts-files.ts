@@ -1,0 +1,143 @@
+/**
+ * The files of a database's columnar copies, in one folder (`<file>.facts` beside a SQLite file,
+ * or VMS_READ_FACTS_DIR):
+ *
+ * - `base-<epoch>-<version>.duckdb`: a whole copy at one data version, written once (by `seed`,
+ *   `facts refresh`, or a server that found none it could patch) and never changed after: what a
+ *   server starts from. Only the newest is kept.
+ * - `live-<host>-<pid>-<n>.duckdb`: a server's own copy, a base copied and then patched by that
+ *   process alone (DuckDB lets one process write a file); removed when the server closes, or by
+ *   the next process on the host that writes a base once its process is gone (a live copy of
+ *   another host is left to that host).
+ * - `*.partial` (and `.csv`, `.wal` beside them): being written; renamed into place when whole.
+ * - `base-<epoch>.lock`: a base is being written by the process it names; others wait for it.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { DataVersion } from '../store.js';
+
+const HOST = hostname().replace(/[^A-Za-z0-9_.]/g, '_');
+
+/** A file of ours untouched this long is abandoned whatever its process (another host's, say). */
+const ABANDONED_MS = 60 * 60 * 1000;
+
+/** This process's mark in the names of the files it writes: host and pid. */
+export function ownMark(): string {
+  return `${HOST}-${process.pid}`;
+}
+
+export function basePath(dir: string, version: DataVersion): string {
+  return join(dir, `base-${version.epoch}-${version.version}.duckdb`);
+}
+
+/** A new name for this process's live copy. */
+export function livePath(dir: string): string {
+  return join(dir, `live-${ownMark()}-${randomBytes(4).toString('hex')}.duckdb`);
+}
+
+/** A new name for a file being written by this process. */
+export function partialPath(dir: string, name: string): string {
+  return join(dir, `${name}.${ownMark()}-${randomBytes(4).toString('hex')}.partial`);
+}
+
+/** The newest base of `epoch` holding at most `atMost`, or null. */
+export function newestBase(
+  dir: string,
+  epoch: string,
+  atMost: number,
+): { path: string; version: number } | null {
+  let best: { path: string; version: number } | null = null;
+  for (const name of safeList(dir)) {
+    const match = /^base-([0-9a-z]+)-(\d+)\.duckdb$/.exec(name);
+    if (!match || match[1] !== epoch) continue;
+    const version = Number(match[2]);
+    if (version <= atMost && (!best || version > best.version))
+      best = { path: join(dir, name), version };
+  }
+  return best;
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** True when the process a name marks is gone: on this host, no such pid. */
+function processGone(name: string): boolean {
+  const match = new RegExp(`[-.]${HOST.replace(/\./g, '\\.')}-(\\d+)-`).exec(`-${name}`);
+  if (!match) return false;
+  const pid = Number(match[1]);
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+function age(path: string): number {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat ? Date.now() - stat.mtimeMs : 0;
+}
+
+/**
+ * Removes what no one needs: bases older than `keep` (a process copying one keeps reading it),
+ * and live copies, partial files and locks whose process is gone or that were abandoned.
+ */
+export function removeStale(dir: string, keep: string | null): void {
+  for (const name of safeList(dir)) {
+    const path = join(dir, name);
+    if (path === keep) continue;
+    const base = /^base-[0-9a-z]+-\d+\.duckdb(\.wal)?$/.test(name);
+    // A live copy may sit unchanged for hours while its server reads it: only its process's end frees it.
+    const live = name.startsWith('live-') && processGone(name);
+    const writing = name.includes('.partial') || name.endsWith('.lock');
+    const gone = name.endsWith('.lock') ? lockGone(path) : processGone(name);
+    if ((base && keep !== null) || live || (writing && (gone || age(path) > ABANDONED_MS)))
+      rmSync(path, { force: true, recursive: true });
+  }
+}
+
+/** Names the process holding a lock file inside it: `<host>-<pid>`. */
+function lockGone(path: string): boolean {
+  try {
+    return processGone(`${readFileSync(path, 'utf8').trim()}-`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Takes the lock on writing a base of `epoch`: true when taken (release it with the returned
+ * function), false when another live process holds it.
+ */
+export function lockBase(dir: string, epoch: string): (() => void) | null {
+  const path = join(dir, `base-${epoch}.lock`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, ownMark());
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (!lockGone(path) && age(path) <= ABANDONED_MS) return null;
+      rmSync(path, { force: true });
+    }
+  }
+  return null;
+}

@@ -1,0 +1,94 @@
+import { rmSync } from 'node:fs';
+import type { DataVersion, FactSource } from '../store.js';
+import { exportSome, readCsvSql } from './build-facts.js';
+import { COLUMNAR_TABLES, type ColumnarTable } from './columnar-tables.js';
+import type { DuckdbFacts } from './duckdb-facts.js';
+import { deltaSql } from './fact-export.js';
+import { partialPath } from './facts-files.js';
+
+/** Lines of CSV read from the row store per page. */
+const PAGE = 20_000;
+
+/**
+ * What bringing a copy to the row store's version came to: nothing to do; patched; or not
+ * patchable (another epoch: the facts were rebuilt whole or the data cleared; or more changed
+ * than `maxShare` of the copy's rows, where writing a new copy costs less than patching).
+ */
+export type PatchOutcome =
+  | { kind: 'current' }
+  | { kind: 'patched'; version: DataVersion; rows: number; ms: number }
+  | { kind: 'rebuild'; reason: 'epoch' | 'size' };
+
+export interface PatchOptions {
+  /** The folder scratch CSV files go in (the copies' folder). */
+  dir: string;
+  /** Rows changed, as a share of the copy's rows, above which a new copy is written instead. */
+  maxShare: number;
+}
+
+interface Delta {
+  copy: ColumnarTable;
+  file: string;
+  rows: number;
+}
+
+/**
+ * Brings `facts` from its data version to the row store's by applying what changed in between
+ * (DESIGN §4.11): from one snapshot of the row store, each columnar table's changed rows
+ * (fact-export.ts) go to a scratch CSV file; then, in one DuckDB transaction, each table's rows
+ * with those ids are replaced by them. Reports keep reading the copy as it was until the
+ * transaction commits. Scratch files are removed, whatever happens.
+ */
+export async function patchColumnarFacts(
+  facts: DuckdbFacts,
+  source: FactSource,
+  options: PatchOptions,
+): Promise<PatchOutcome> {
+  const started = performance.now();
+  const held = facts.version;
+  const limit = Math.floor(options.maxShare * (await facts.rows()));
+  const deltas: Delta[] = [];
+  try {
+    const exported = await source.factSnapshot(async (snapshot) => {
+      if (snapshot.version.epoch !== held.epoch)
+        return { kind: 'rebuild', reason: 'epoch' } as const;
+      if (snapshot.version.version <= held.version) return { kind: 'current' } as const;
+      let rows = 0;
+      for (const copy of COLUMNAR_TABLES) {
+        const sql = deltaSql(copy);
+        const file = `${partialPath(options.dir, `delta-${copy.table.name}`)}.csv`;
+        deltas.push({ copy, file, rows: 0 });
+        const lines = snapshot.lines(sql.lines, Array(sql.params).fill(held.version), PAGE);
+        const iterator = lines[Symbol.asyncIterator]();
+        try {
+          // One file per table, cut short when the patch has grown past its worth.
+          deltas[deltas.length - 1].rows = await exportSome(iterator, file, limit - rows + 1);
+        } finally {
+          await iterator.return?.();
+        }
+        rows += deltas[deltas.length - 1].rows;
+        if (rows > limit) return { kind: 'rebuild', reason: 'size' } as const;
+      }
+      return { kind: 'export', version: snapshot.version, rows } as const;
+    });
+    if (exported.kind !== 'export') return exported;
+    await facts.patch(exported.version, async (connection) => {
+      for (const { copy, file, rows } of deltas) {
+        if (rows === 0) continue;
+        const name = copy.table.name;
+        await connection.run(`CREATE TEMP TABLE delta AS ${readCsvSql(copy.table, file)}`);
+        await connection.run(`DELETE FROM ${name} WHERE id IN (SELECT id FROM delta)`);
+        await connection.run(`INSERT INTO ${name} SELECT * FROM delta`);
+        await connection.run('DROP TABLE delta');
+      }
+    });
+    return {
+      kind: 'patched',
+      version: exported.version,
+      rows: exported.rows,
+      ms: Math.round(performance.now() - started),
+    };
+  } finally {
+    for (const { file } of deltas) rmSync(file, { force: true });
+  }
+}

@@ -1,0 +1,312 @@
+/**
+ * The one writer of loads: the seed and the importer both write through it (DESIGN §4.11). In one
+ * transaction, with the data version locked, it upserts records by id (upsert-rules.ts), records
+ * which records changed (the change log read by the feed and the columnar copies), and keeps the
+ * report fact tables current by delta: the facts of the entries and lines it inserts, and the
+ * facts that copy a column of a record it changed. A load into empty tables (a seed) skips what
+ * cannot apply to new rows and builds facts and change log once, at the end, in key order.
+ */
+import { FEED_TYPE_OF, isFeedTable } from '../sql/change-log.js';
+import {
+  entryFactsSelect,
+  FACT_DEPENDENCIES,
+  lineFactsSelect,
+  REBUILD_FACTS,
+} from '../sql/report-facts.js';
+import { DATA_TABLES, TABLES, type DataTable } from '../schema.js';
+import type { Row } from '../sink.js';
+import { columnNames, type Table } from '../table.js';
+import {
+  canonicalRow,
+  classify,
+  storedVersionOf,
+  upsertsById,
+  VERSION_COLUMN,
+} from './upsert-rules.js';
+import type { WriteSession } from './write-session.js';
+
+/** What a load did with the rows of one table. */
+export interface LoadCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+}
+
+/** A row the rules refuse, met while writing (the check pass refuses such files beforehand). */
+export class LoadConflictError extends Error {
+  constructor(
+    readonly table: DataTable,
+    readonly id: string,
+    readonly problem: string,
+  ) {
+    super(`${table}: ${problem}`);
+  }
+}
+
+/** Ids looked up, and statements written, at once. */
+const CHUNK = 500;
+
+const placeholders = (n: number) => Array<string>(n).fill('?').join(', ');
+
+const same = (a: unknown, b: unknown) =>
+  a === null || a === undefined
+    ? b === null || b === undefined
+    : b !== null && b !== undefined && String(a) === String(b);
+
+type Dependent = keyof typeof FACT_DEPENDENCIES;
+
+function tableOf(name: string): Table {
+  const table = TABLES.get(name);
+  if (!table) throw new Error(`the schema has no table ${name}`);
+  return table;
+}
+
+export class LoadWriter {
+  readonly counts = Object.fromEntries(
+    DATA_TABLES.map((t) => [t, { inserted: 0, updated: 0, unchanged: 0, skipped: 0 }]),
+  ) as Record<DataTable, LoadCounts>;
+  /** True once anything was written: only then does the load commit a new version. */
+  changed = false;
+  /** Tables this load found empty when it first wrote them: every row is new. */
+  private readonly fresh = new Map<DataTable, boolean>();
+  /** Built whole at the end, because they were empty at the start (see `start`). */
+  private deferChangeLog = false;
+  private readonly deferFacts = new Set<'entries' | 'lines'>();
+
+  /** `version`: the data version this load commits, one above the stored one. */
+  constructor(
+    private readonly session: WriteSession,
+    readonly version: number,
+  ) {}
+
+  /** Looks at what is stored before the first write: an empty change log or fact table is built at the end. */
+  async start(): Promise<void> {
+    this.deferChangeLog = await this.isEmpty('record_changes');
+    if (await this.isEmpty('time_entries')) this.deferFacts.add('entries');
+    if (await this.isEmpty('invoice_lines')) this.deferFacts.add('lines');
+  }
+
+  private async isEmpty(table: string): Promise<boolean> {
+    return (await this.session.all(`SELECT 1 AS one FROM ${table} LIMIT 1`)).length === 0;
+  }
+
+  /** Writes a batch of rows of one table (every column present, `workspace_id` set). */
+  async write(table: DataTable, rows: readonly Row[]): Promise<void> {
+    if (rows.length === 0) return;
+    if (!upsertsById(table)) {
+      // The seed's own tables (workspaces, configurations, catalog entries): always new.
+      await this.insertAll(table, Object.keys(rows[0]), rows);
+      return;
+    }
+    let fresh = this.fresh.get(table);
+    if (fresh === undefined) this.fresh.set(table, (fresh = await this.isEmpty(table)));
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      const chunk = rows.slice(start, start + CHUNK);
+      if (fresh) await this.insertNew(table, chunk);
+      else await this.upsert(table, chunk);
+    }
+  }
+
+  /** Rows of a table that held nothing when the load began: inserted as they are (a repeated id fails). */
+  private async insertNew(table: DataTable, rows: readonly Row[]): Promise<void> {
+    await this.insertAll(table, columnNames(tableOf(table)), rows);
+    await this.afterWrite(table, rows, []);
+  }
+
+  private async insertAll(table: DataTable, columns: string[], rows: readonly Row[]) {
+    await this.session.insertRows(
+      table,
+      columns,
+      rows.map((r) => columns.map((c) => r[c] ?? null)),
+    );
+    this.counts[table].inserted += rows.length;
+    this.changed = true;
+  }
+
+  private async upsert(table: DataTable, rows: readonly Row[]): Promise<void> {
+    const columns = columnNames(tableOf(table));
+    const stored = new Map<string, Row>();
+    const found = await this.session.all(
+      `SELECT ${columns.join(', ')} FROM ${table} WHERE id IN (${placeholders(rows.length)})`,
+      rows.map((r) => r.id),
+    );
+    for (const row of found) stored.set(String(row.id), row as Row);
+    const versionColumn = VERSION_COLUMN[table];
+    const inserted: Row[] = [];
+    const updated: { old: Row; row: Row }[] = [];
+    for (const row of rows) {
+      const id = String(row.id);
+      const old = stored.get(id) ?? null;
+      const outcome = old
+        ? classify(
+            table,
+            {
+              id,
+              content: canonicalRow(table, row),
+              version: versionColumn ? String(row[versionColumn]) : null,
+            },
+            storedVersionOf(table, old),
+            String(row.workspace_id),
+          )
+        : 'insert';
+      if (typeof outcome === 'object') throw new LoadConflictError(table, id, outcome.problem);
+      if (outcome === 'unchanged') this.counts[table].unchanged++;
+      else if (outcome === 'skip') this.counts[table].skipped++;
+      else {
+        if (outcome === 'insert') inserted.push(row);
+        else updated.push({ old: old as Row, row });
+        stored.set(id, row);
+      }
+    }
+    const written = [...inserted, ...updated.map((u) => u.row)];
+    if (written.length === 0) return;
+    await this.session.insertRows(
+      table,
+      columns,
+      written.map((r) => columns.map((c) => r[c] ?? null)),
+      ['id'],
+    );
+    this.counts[table].inserted += inserted.length;
+    this.counts[table].updated += updated.length;
+    this.changed = true;
+    await this.afterWrite(table, inserted, updated);
+  }
+
+  /** The change log and the report facts of what was just written. */
+  private async afterWrite(
+    table: DataTable,
+    inserted: readonly Row[],
+    updated: readonly { old: Row; row: Row }[],
+  ): Promise<void> {
+    const workspace = String((inserted[0] ?? updated[0].row).workspace_id);
+    if (isFeedTable(table))
+      await this.recordChanges(FEED_TYPE_OF[table], workspace, [
+        ...inserted.map((r) => String(r.id)),
+        ...updated.map((u) => String(u.row.id)),
+      ]);
+    if (Object.hasOwn(FACT_DEPENDENCIES, table))
+      for (const { old, row } of updated)
+        await this.rewriteDependents(table as Dependent, old, row);
+    if (table === 'assignments') await this.noteSupplierLinks(workspace, inserted, updated);
+    if (table === 'time_entries' && inserted.length > 0) {
+      if (!this.deferFacts.has('entries'))
+        await this.session.run(
+          `INSERT INTO report_time_entries ${entryFactsSelect(`e.id IN (${placeholders(inserted.length)})`)}`,
+          inserted.map((r) => r.id),
+        );
+      await this.recordChanges('timesheet', workspace, distinct(inserted, 'timesheet_id'));
+    }
+    if (table === 'invoice_lines' && inserted.length > 0) {
+      if (!this.deferFacts.has('lines'))
+        await this.session.run(
+          `INSERT INTO report_invoice_lines ${lineFactsSelect(`l.id IN (${placeholders(inserted.length)})`)}`,
+          inserted.map((r) => r.id),
+        );
+      await this.recordChanges('invoice', workspace, distinct(inserted, 'invoice_id'));
+    }
+  }
+
+  /** These records changed at this load's version (DESIGN §4.11). */
+  private async recordChanges(type: string, workspace: string, ids: readonly string[]) {
+    if (this.deferChangeLog || ids.length === 0) return;
+    await this.session.insertRows(
+      'record_changes',
+      ['type', 'id', 'workspace_id', 'version'],
+      ids.map((id) => [type, id, workspace, this.version]),
+      ['type', 'id'],
+    );
+  }
+
+  /**
+   * A worker sees the suppliers of its assignments: an assignment that is new, or now names
+   * another worker or supplier, may show a supplier record to a worker who could not see it, so
+   * that supplier counts as changed (the feed has nothing else to announce it by).
+   */
+  private async noteSupplierLinks(
+    workspace: string,
+    inserted: readonly Row[],
+    updated: readonly { old: Row; row: Row }[],
+  ): Promise<void> {
+    if (this.deferChangeLog) return;
+    const linking = [
+      ...inserted,
+      ...updated
+        .filter(
+          ({ old, row }) =>
+            !same(old.worker_id, row.worker_id) || !same(old.supplier_ref, row.supplier_ref),
+        )
+        .map((u) => u.row),
+    ];
+    const codes = distinct(linking, 'supplier_ref');
+    if (codes.length === 0) return;
+    const suppliers = await this.session.all(
+      `SELECT id FROM suppliers WHERE workspace_id = ? AND code IN (${placeholders(codes.length)})`,
+      [workspace, ...codes],
+    );
+    await this.recordChanges(
+      'supplier',
+      workspace,
+      suppliers.map((s) => String(s.id)),
+    );
+  }
+
+  /** Rewrites the facts that copy a column of `row` when this update changed one. */
+  private async rewriteDependents(table: Dependent, old: Row, row: Row): Promise<void> {
+    const dependency = FACT_DEPENDENCIES[table];
+    if (dependency.columns.every((c) => same(old[c], row[c]))) return;
+    const id = row.id;
+    if (dependency.facts === 'lines') {
+      if (this.deferFacts.has('lines')) return;
+      // Line facts are keyed by the invoice's period: the old one finds them.
+      await this.session.run(
+        `DELETE FROM report_invoice_lines WHERE workspace_id = ? AND invoice_period = ?
+           AND id IN (SELECT id FROM invoice_lines WHERE invoice_id = ?)`,
+        [row.workspace_id, old.period_start, id],
+      );
+      await this.session.run(
+        `INSERT INTO report_invoice_lines ${lineFactsSelect('l.invoice_id = ?')}`,
+        [id],
+      );
+      return;
+    }
+    if (this.deferFacts.has('entries')) return;
+    const by = dependency.by;
+    await this.session.run(
+      `DELETE FROM report_time_entries WHERE workspace_id = ?
+         AND (work_date, id) IN (SELECT work_date, id FROM time_entries WHERE ${by} = ?)`,
+      [row.workspace_id, id],
+    );
+    await this.session.run(`INSERT INTO report_time_entries ${entryFactsSelect(`e.${by} = ?`)}`, [
+      id,
+    ]);
+    if (table !== 'timesheets' && !this.deferChangeLog)
+      await this.session.insertRows(
+        'fact_changes',
+        ['kind', 'id', 'version'],
+        [[table === 'assignments' ? 'assignment' : 'worker', id, this.version]],
+        ['kind', 'id'],
+      );
+  }
+
+  /** What was left to the end: facts and change log of tables that were empty at the start. */
+  async finishWrites(): Promise<void> {
+    if (!this.changed) return;
+    for (const facts of this.deferFacts)
+      for (const sql of REBUILD_FACTS[facts]) await this.session.run(sql);
+    if (this.deferChangeLog) {
+      await this.session.run('DELETE FROM record_changes');
+      for (const [table, type] of Object.entries(FEED_TYPE_OF))
+        await this.session.run(
+          `INSERT INTO record_changes (type, id, workspace_id, version) SELECT ?, id, workspace_id, ? FROM ${table} ORDER BY id`,
+          [type, this.version],
+        );
+    }
+  }
+}
+
+function distinct(rows: readonly Row[], column: string): string[] {
+  return [...new Set(rows.map((r) => r[column]).filter((v) => v !== null && v !== undefined))].map(
+    String,
+  );
+}

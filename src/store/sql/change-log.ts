@@ -1,0 +1,78 @@
+import type { Table } from '../table.js';
+
+/**
+ * What the change feed and the columnar copies read to follow the data (DESIGN §4.11): every load
+ * that changes anything commits a new data version (`meta.data_version`, an integer one above
+ * the last) in the same transaction as its rows, and records here which records it changed.
+ *
+ * `record_changes` holds one row per record of a feed type: the version of the load that last
+ * changed it (a timesheet or invoice also changes when entries or lines are added to it). So
+ * "what changed after version v" is one index range, and a record appears once, at its latest
+ * version. `fact_changes` is internal: the assignments and workers whose report-fact columns
+ * (org unit, site, job code; worker type) changed, whose time entries' facts a load rewrote.
+ */
+
+/** The feed's item types and the table each one's records are in. */
+export const FEED_TYPES = {
+  supplier: 'suppliers',
+  worker: 'workers',
+  assignment: 'assignments',
+  timesheet: 'timesheets',
+  expense: 'expenses',
+  invoice: 'invoices',
+  approval_status: 'approval_statuses',
+} as const;
+
+export type FeedType = keyof typeof FEED_TYPES;
+export type FeedTable = (typeof FEED_TYPES)[FeedType];
+
+export const FEED_TYPE_OF: Readonly<Record<FeedTable, FeedType>> = Object.fromEntries(
+  Object.entries(FEED_TYPES).map(([type, table]) => [table, type]),
+) as Record<FeedTable, FeedType>;
+
+export function isFeedTable(table: string): table is FeedTable {
+  return Object.hasOwn(FEED_TYPE_OF, table);
+}
+
+export const CHANGE_LOG_TABLES: readonly Table[] = [
+  {
+    name: 'record_changes',
+    columns: { type: 'text!', id: 'text!', workspace_id: 'text!', version: 'bigint!' },
+    primaryKey: ['type', 'id'],
+    indexes: {
+      // The feed: one workspace's changes in (version, type, id) order.
+      record_changes_feed: { columns: ['workspace_id', 'version', 'type', 'id'] },
+      // Columnar copies: one type's changes after a version, every workspace.
+      record_changes_delta: { columns: ['type', 'version'] },
+    },
+  },
+  {
+    name: 'fact_changes',
+    columns: { kind: 'text!', id: 'text!', version: 'bigint!' },
+    primaryKey: ['kind', 'id'],
+    indexes: { fact_changes_delta: { columns: ['kind', 'version'] } },
+  },
+];
+
+/**
+ * Indexes that find a time entry's facts from the assignment or worker they depend on, so a
+ * change of an assignment's org unit, site or job code, or of a worker's type, rewrites only
+ * that assignment's or worker's facts.
+ */
+export const ENTRY_DEPENDENCY_INDEXES = [
+  'CREATE INDEX time_entries_assignment ON time_entries (assignment_id)',
+  'CREATE INDEX time_entries_worker ON time_entries (worker_id)',
+];
+
+/**
+ * Data stored before versions existed: every record at version 1 (or the version 0 of an empty
+ * database), and the random data stamp of earlier schemas dropped.
+ */
+export const START_CHANGE_LOG: readonly string[] = [
+  ...Object.entries(FEED_TYPES).map(
+    ([type, table]) =>
+      `INSERT INTO record_changes (type, id, workspace_id, version) SELECT '${type}', id, workspace_id, 1 FROM ${table}`,
+  ),
+  `INSERT INTO meta (key, value) SELECT 'data_version', CASE WHEN EXISTS (SELECT 1 FROM workspaces) THEN '1' ELSE '0' END`,
+  `DELETE FROM meta WHERE key = 'data_stamp'`,
+];

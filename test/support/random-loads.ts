@@ -1,0 +1,224 @@
+/**
+ * Random loads for property tests: each step changes one record of the tiny seed the way a live
+ * program does (an invoice issued or moved to another period, a timesheet re-moded, an
+ * assignment moved to another org unit, a worker's type changed, an entry or line added), or
+ * sends a row again unchanged or an older version of it. `applyLoad` writes the steps through
+ * the store's one load writer, as `import` does, and says which records should have changed.
+ */
+import fc from 'fast-check';
+import type { FeedType } from '../../src/store/sql/change-log.js';
+import type { LoadResult } from '../../src/store/load/load.js';
+import type { Row } from '../../src/store/sink.js';
+import type { SqlStore } from '../../src/store/sql-store.js';
+import type { DataTable } from '../../src/store/schema.js';
+
+const UPDATABLE = [
+  'suppliers',
+  'workers',
+  'assignments',
+  'timesheets',
+  'expenses',
+  'invoices',
+  'approval_statuses',
+] as const;
+
+const FEED_TYPE: Record<(typeof UPDATABLE)[number], FeedType> = {
+  suppliers: 'supplier',
+  workers: 'worker',
+  assignments: 'assignment',
+  timesheets: 'timesheet',
+  expenses: 'expense',
+  invoices: 'invoice',
+  approval_statuses: 'approval_status',
+};
+
+export type LoadStep =
+  | { kind: 'assignment'; pick: number; org: string | null; site: string; job: string }
+  | { kind: 'worker'; pick: number; type: string; status: 'active' | 'inactive' }
+  | { kind: 'timesheet'; pick: number; mode: string; status: string }
+  | { kind: 'invoice'; pick: number; status: string; type: string; period: string }
+  | { kind: 'expense'; pick: number; status: string }
+  | { kind: 'approval'; pick: number; state: string }
+  | { kind: 'entry'; pick: number; minutes: number }
+  | { kind: 'line'; pick: number; cents: number }
+  | { kind: 'same'; table: (typeof UPDATABLE)[number]; pick: number }
+  | { kind: 'older'; table: (typeof UPDATABLE)[number]; pick: number };
+
+const pick = fc.nat({ max: 1_000_000 });
+const ORG_UNITS = ['OU-FIN', 'OU-ENG', 'OU-NEW', null];
+
+export const loadStep: fc.Arbitrary<LoadStep> = fc.oneof(
+  fc.record({
+    kind: fc.constant('assignment' as const),
+    pick,
+    org: fc.constantFrom(...ORG_UNITS),
+    site: fc.constantFrom('SITE-A', 'SITE-B'),
+    job: fc.constantFrom('JOB-1', 'JOB-2'),
+  }),
+  fc.record({
+    kind: fc.constant('worker' as const),
+    pick,
+    type: fc.constantFrom('profile_only', 'requisition_based', 'sow'),
+    status: fc.constantFrom('active' as const, 'inactive' as const),
+  }),
+  fc.record({
+    kind: fc.constant('timesheet' as const),
+    pick,
+    mode: fc.constantFrom('hourly', 'daily', 'monthly'),
+    status: fc.constantFrom('submitted', 'approved', 'rejected'),
+  }),
+  fc.record({
+    kind: fc.constant('invoice' as const),
+    pick,
+    status: fc.constantFrom('draft', 'issued', 'pushed', 'void'),
+    type: fc.constantFrom('invoice', 'credit_note'),
+    period: fc.constantFrom('2025-11-01', '2026-02-01', '2026-05-01'),
+  }),
+  fc.record({
+    kind: fc.constant('expense' as const),
+    pick,
+    status: fc.constantFrom('approved', 'rejected'),
+  }),
+  fc.record({
+    kind: fc.constant('approval' as const),
+    pick,
+    state: fc.constantFrom('pending', 'approved', 'rejected'),
+  }),
+  fc.record({
+    kind: fc.constant('entry' as const),
+    pick,
+    minutes: fc.integer({ min: -480, max: 720 }),
+  }),
+  fc.record({
+    kind: fc.constant('line' as const),
+    pick,
+    cents: fc.integer({ min: -50_000, max: 90_000 }),
+  }),
+  fc.record({ kind: fc.constant('same' as const), table: fc.constantFrom(...UPDATABLE), pick }),
+  fc.record({ kind: fc.constant('older' as const), table: fc.constantFrom(...UPDATABLE), pick }),
+);
+
+export const loadSteps = fc.array(loadStep, { minLength: 1, maxLength: 6 });
+
+/** Timestamps later than anything the seed or an earlier step wrote. */
+let tick = 0;
+export function later(): string {
+  return new Date(Date.UTC(2027, 0, 1) + ++tick * 1000).toISOString();
+}
+
+async function pickRow(store: SqlStore, table: string, workspace: string, n: number): Promise<Row> {
+  const [{ count }] = (await store.all(
+    `SELECT COUNT(*) AS count FROM ${table} WHERE workspace_id = ?`,
+    [workspace],
+  )) as { count: number }[];
+  const [row] = await store.all(
+    `SELECT * FROM ${table} WHERE workspace_id = ? ORDER BY id LIMIT 1 OFFSET ?`,
+    [workspace, n % Number(count)],
+  );
+  return row as Row;
+}
+
+export interface AppliedLoad {
+  result: LoadResult;
+  /** Records the load must have recorded as changed at its version. */
+  changed: { type: FeedType; id: string }[];
+}
+
+let serial = 0;
+
+/** Writes `steps` as one load into `workspace`, in the order given. */
+export async function applyLoad(
+  store: SqlStore,
+  workspace: string,
+  steps: readonly LoadStep[],
+): Promise<AppliedLoad> {
+  const writes: { table: DataTable; row: Row; changes?: { type: FeedType; id: string } }[] = [];
+  for (const step of steps) {
+    const update = async (table: (typeof UPDATABLE)[number], edit: Partial<Row>) => {
+      const row: Row = {
+        ...(await pickRow(store, table, workspace, step.pick)),
+        ...edit,
+        updated_at: later(),
+      } as Row;
+      writes.push({ table, row, changes: { type: FEED_TYPE[table], id: String(row.id) } });
+    };
+    switch (step.kind) {
+      case 'assignment':
+        await update('assignments', {
+          org_unit_key: step.org,
+          site_key: step.site,
+          job_code: step.job,
+        });
+        break;
+      case 'worker':
+        await update('workers', { type: step.type, status: step.status });
+        break;
+      case 'timesheet':
+        await update('timesheets', { entry_mode: step.mode, status: step.status });
+        break;
+      case 'invoice':
+        await update('invoices', {
+          status: step.status,
+          type: step.type,
+          period_start: step.period,
+        });
+        break;
+      case 'expense':
+        await update('expenses', { status: step.status });
+        break;
+      case 'approval':
+        await update('approval_statuses', { state: step.state });
+        break;
+      case 'entry': {
+        const entry = await pickRow(store, 'time_entries', workspace, step.pick);
+        const row = {
+          ...entry,
+          id: `te_rand_${process.pid}_${++serial}`,
+          quantity_minutes: step.minutes,
+          created_at: later(),
+        };
+        writes.push({
+          table: 'time_entries',
+          row,
+          changes: { type: 'timesheet', id: String(entry.timesheet_id) },
+        });
+        break;
+      }
+      case 'line': {
+        const line = await pickRow(store, 'invoice_lines', workspace, step.pick);
+        const row = {
+          ...line,
+          id: `il_rand_${process.pid}_${++serial}`,
+          amount_cents: step.cents,
+          created_at: later(),
+        };
+        writes.push({
+          table: 'invoice_lines',
+          row,
+          changes: { type: 'invoice', id: String(line.invoice_id) },
+        });
+        break;
+      }
+      case 'same':
+        writes.push({
+          table: step.table,
+          row: await pickRow(store, step.table, workspace, step.pick),
+        });
+        break;
+      case 'older': {
+        const row = await pickRow(store, step.table, workspace, step.pick);
+        writes.push({ table: step.table, row: { ...row, updated_at: '2000-01-01T00:00:00.000Z' } });
+        break;
+      }
+    }
+  }
+  const load = await store.openLoad();
+  try {
+    for (const { table, row } of writes) await load.insert(table, [row]);
+    const result = await load.finish();
+    return { result, changed: writes.flatMap((w) => (w.changes ? [w.changes] : [])) };
+  } catch (error) {
+    await load.abort();
+    throw error;
+  }
+}
