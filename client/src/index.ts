@@ -14,7 +14,7 @@ export { isRefusal, VmsReadError, VmsReadRefusal, retryAfterMs, ROUTES };
 export type { ErrorBody, ErrorCode, RefusalData } from './errors.js';
 export type { components, operations, paths } from './schema.js';
 
-/** The 14 operations, by their operationId (the MCP tool names are the same). */
+/** The 15 operations, by their operationId (the MCP tool names are the same). */
 export type OperationName = keyof typeof ROUTES;
 
 type JsonBody<T> = T extends { requestBody: { content: { 'application/json': infer B } } }
@@ -71,11 +71,24 @@ function isErrorBody(value: unknown): value is ErrorBody {
   return typeof error?.code === 'string';
 }
 
+/** One change of the feed: `{type, id, version, record}`. */
+export type Change = ItemOf<'list_changes'>;
+
 /**
- * A typed client of vms-read: `call` any of the 14 operations by name with its typed input and
+ * The change feed read from a cursor to its current end: iterate it for every change, then
+ * keep `cursor`, where to resume later (it moves as pages are read, and is never null once one
+ * was).
+ */
+export interface ChangeFeed extends AsyncIterable<Change> {
+  cursor: string | null;
+}
+
+/**
+ * A typed client of vms-read: `call` any of the 15 operations by name with its typed input and
  * get its typed `data` (a refusal is data: check `isRefusal`); `pages`, `items` and `rows`
- * follow `nextCursor` to the end. A non-200 answer throws VmsReadError; 429 and 503 are retried
- * after their Retry-After first (see RetryOptions).
+ * follow `nextCursor` to the end, and `changes` follows the change feed to where it stands now.
+ * A non-200 answer throws VmsReadError; 429 and 503 are retried after their Retry-After first
+ * (see RetryOptions).
  */
 export function createVmsReadClient(options: VmsReadOptions) {
   const http = createClient<paths>({
@@ -118,8 +131,12 @@ export function createVmsReadClient(options: VmsReadOptions) {
       const data = await (call as (n: K, i: unknown) => Promise<DataOf<K>>)(name, page);
       if (isRefusal(data)) throw new VmsReadRefusal(data as unknown as RefusalData);
       yield data as AnswerOf<K>;
-      const next = (data as { nextCursor?: string | null }).nextCursor;
-      if (!next) return;
+      const { nextCursor: next, hasMore } = data as {
+        nextCursor?: string | null;
+        hasMore?: boolean;
+      };
+      // The change feed's cursor is never null: hasMore false is its end for now.
+      if (!next || hasMore === false) return;
       page = { ...page, cursor: next };
     }
   }
@@ -136,7 +153,28 @@ export function createVmsReadClient(options: VmsReadOptions) {
       yield* (page as unknown as { rows: RowOf<K>[] }).rows;
   }
 
-  return { call, pages, items, rows, http };
+  /**
+   * The change feed from `input.cursor` (or the start: a full export) to its current end, every
+   * change once per page, in order. Save `feed.cursor` when done and pass it next time to get
+   * only what changed since.
+   */
+  function changes(input: InputOf<'list_changes'> = {}): ChangeFeed {
+    const feed: ChangeFeed = {
+      cursor: input.cursor ?? null,
+      async *[Symbol.asyncIterator]() {
+        for await (const page of pages('list_changes', {
+          ...input,
+          cursor: feed.cursor ?? undefined,
+        })) {
+          yield* page.items;
+          feed.cursor = page.nextCursor;
+        }
+      },
+    };
+    return feed;
+  }
+
+  return { call, pages, items, rows, changes, http };
 }
 
 export type VmsReadClient = ReturnType<typeof createVmsReadClient>;

@@ -16,4 +16,5 @@ export const ROUTES = {
   list_assignments: { method: 'get', path: '/api/v1/assignments' },
   list_expenses: { method: 'get', path: '/api/v1/expenses' },
   list_approval_statuses: { method: 'get', path: '/api/v1/approval-statuses' },
+  list_changes: { method: 'get', path: '/api/v1/changes' },
 } as const;

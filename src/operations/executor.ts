@@ -135,7 +135,7 @@ export class Executor {
       ? typedQuery(operation.input, rawInput as Record<string, unknown>)
       : rawInput;
     this.checkStrictness(operation, input, arrival);
-    if (!principal.scopes.has(operation.scope)) {
+    if (operation.scope !== null && !principal.scopes.has(operation.scope)) {
       throw new ApiError('insufficient_scope', {
         'www-authenticate': `Bearer error="insufficient_scope", scope="${operation.scope}"`,
       });

@@ -1,5 +1,5 @@
 import { InvoiceLineRecord, InvoiceRecord } from '../records/resources.js';
-import { getWithPartsOperation, listOperation } from './resource-operations.js';
+import { getWithPartsOperation, listOperation, type ResourceSpec } from './resource-operations.js';
 
 /** SPEC: an invoice get carries at most this many lines; more sets `linesTruncated`. */
 export const MAX_LINES = 500;
@@ -9,7 +9,7 @@ const source = {
   visibility: { worker: 'none', billing_entity: 'invoiceOfSupplier' },
 } as const;
 
-export const listInvoices = listOperation({
+export const invoiceList: ResourceSpec = {
   name: 'list_invoices',
   path: '/api/v1/invoices',
   scope: 'read:financial',
@@ -22,7 +22,9 @@ export const listInvoices = listOperation({
     'while hasMore is true, pass nextCursor back as cursor with the same order for the next page.',
   record: InvoiceRecord,
   source,
-});
+};
+
+export const listInvoices = listOperation(invoiceList);
 
 export const getInvoice = getWithPartsOperation({
   name: 'get_invoice',

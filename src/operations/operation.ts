@@ -43,7 +43,8 @@ export interface Operation<
   name: string;
   method: 'GET' | 'POST';
   path: string;
-  scope: Scope;
+  /** The scope a token needs; null: any valid token (what it shows may still depend on scopes). */
+  scope: Scope | null;
   /** Report operations: worker and billing-entity tokens get 403 `forbidden`. */
   staffOnly: boolean;
   /** Runs report queries: bounded by the report time limit rather than the store's answer time. */

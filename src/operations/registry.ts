@@ -1,3 +1,4 @@
+import { listChanges } from './changes.js';
 import { getInvoice, listInvoices } from './invoices.js';
 import type { AnyOperation } from './operation.js';
 import { listCatalog, listSavedQueries, runSavedQuery, runSemanticQuery } from './reports.js';
@@ -10,7 +11,10 @@ import {
 import { getTimesheet, listTimesheets } from './timesheets.js';
 import { getWorker, listWorkers } from './workers.js';
 
-/** Every operation the service offers; adapters (HTTP, MCP) walk this list and nothing else. */
+/**
+ * Every operation the service offers (SPEC's 14 and the change feed of DESIGN §4.11); adapters
+ * (HTTP, MCP) walk this list and nothing else.
+ */
 export const OPERATIONS: readonly AnyOperation[] = [
   listCatalog,
   runSemanticQuery,
@@ -26,4 +30,5 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listAssignments,
   listExpenses,
   listApprovalStatuses,
+  listChanges,
 ];

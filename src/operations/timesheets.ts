@@ -1,6 +1,6 @@
 import { ownWorker } from '../store/visibility.js';
 import { TimeEntryRecord, TimesheetRecord } from '../records/resources.js';
-import { getWithPartsOperation, listOperation } from './resource-operations.js';
+import { getWithPartsOperation, listOperation, type ResourceSpec } from './resource-operations.js';
 
 /** SPEC: a timesheet get carries at most this many entries; more sets `entriesTruncated`. */
 export const MAX_ENTRIES = 1000;
@@ -10,7 +10,7 @@ const source = {
   visibility: { worker: ownWorker('worker_id'), billing_entity: 'none' },
 } as const;
 
-export const listTimesheets = listOperation({
+export const timesheetList: ResourceSpec = {
   name: 'list_timesheets',
   path: '/api/v1/timesheets',
   scope: 'read:workforce',
@@ -22,7 +22,9 @@ export const listTimesheets = listOperation({
     'while hasMore is true, pass nextCursor back as cursor with the same order for the next page.',
   record: TimesheetRecord,
   source,
-});
+};
+
+export const listTimesheets = listOperation(timesheetList);
 
 export const getTimesheet = getWithPartsOperation({
   name: 'get_timesheet',

@@ -13,8 +13,11 @@ import {
   listPageSql,
   timesheetEntriesSql,
 } from './sql/resource-sql.js';
+import { changedRecordsSql, changePositionsSql } from './sql/changes-sql.js';
 import {
   stampOf,
+  type Change,
+  type ChangesQuery,
   type DataVersion,
   type FactSnapshot,
   type Keyset,
@@ -59,6 +62,10 @@ export abstract class SqlStore implements Store {
   /** A write transaction holding the data version (see VersionedWrite). */
   protected abstract beginWrite(): Promise<VersionedWrite>;
   abstract factSnapshot<T>(work: (snapshot: FactSnapshot) => Promise<T>): Promise<T>;
+  /** Runs `work`'s reads in one read transaction, so they see the data as of one moment. */
+  protected abstract readSnapshot<T>(
+    work: (all: (sql: string, params: readonly unknown[]) => Promise<Row[]>) => Promise<T>,
+  ): Promise<T>;
 
   async get(sql: string, params: readonly unknown[] = []): Promise<Row | null> {
     return (await this.all(sql, params))[0] ?? null;
@@ -273,6 +280,27 @@ export abstract class SqlStore implements Store {
       workspaceId,
       id,
     ]);
+  }
+
+  async changesPage(query: ChangesQuery): Promise<Change[]> {
+    if (query.sources.length === 0) return [];
+    return this.readSnapshot(async (all) => {
+      const positions = changePositionsSql(query);
+      const page = await all(positions.sql, positions.params);
+      const rows = new Map<string, Row>();
+      for (const { type, source } of query.sources) {
+        const ids = page.filter((c) => c.type === type).map((c) => String(c.id));
+        if (ids.length === 0) continue;
+        const found = await all(changedRecordsSql(source, ids.length), [query.workspaceId, ...ids]);
+        for (const row of found) rows.set(`${type}\u0000${String(row.id)}`, row);
+      }
+      return page.flatMap((c) => {
+        const row = rows.get(`${String(c.type)}\u0000${String(c.id)}`);
+        return row
+          ? [{ version: Number(c.version), type: String(c.type), id: String(c.id), row }]
+          : [];
+      });
+    });
   }
 
   async insertSavedQuery(row: SavedQueryRow): Promise<void> {

@@ -126,7 +126,29 @@ export interface TokenReads {
   changeStamp(): Promise<string | null>;
 }
 
-/** What resource operations read: pages, gets and their parts, saved queries. */
+/** A place in the change feed: a change's (version, type, id). */
+export type FeedPosition = readonly [version: number, type: string, id: string];
+
+/** A page of the change feed to read (DESIGN §4.11). */
+export interface ChangesQuery {
+  workspaceId: string;
+  viewer: Viewer;
+  /** The item types this reader sees, each with its list's table, columns and visibility. */
+  sources: readonly { type: string; source: ResourceSource }[];
+  after: FeedPosition | null;
+  /** Changes to read; callers ask for one more than the page size to learn `hasMore`. */
+  limit: number;
+}
+
+/** A change as read: where it stands in the feed, and the record as stored now. */
+export interface Change {
+  version: number;
+  type: string;
+  id: string;
+  row: Row;
+}
+
+/** What resource operations read: pages, gets and their parts, saved queries, changes. */
 export interface ResourceReads {
   /** One page of a resource list in (created_at, id) order, filtered by the viewer's visibility. */
   listPage(source: ResourceSource, query: PageQuery): Promise<Row[]>;
@@ -154,6 +176,11 @@ export interface ResourceReads {
     limit: number,
   ): Promise<Row[]>;
   getSavedQuery(workspaceId: string, id: string): Promise<Row | null>;
+  /**
+   * Changes after a position in (version, type, id) order, each record once at its latest
+   * version, only those the viewer sees; positions and records read at one snapshot.
+   */
+  changesPage(query: ChangesQuery): Promise<Change[]>;
 }
 
 /**

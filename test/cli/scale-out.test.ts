@@ -156,7 +156,7 @@ describe(
         }),
       );
       try {
-        assert.equal((await client.listTools()).tools.length, 14);
+        assert.equal((await client.listTools()).tools.length, 15);
       } finally {
         await client.close();
       }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -57,6 +59,44 @@ for (const dialect of DIALECTS) {
         printed.every((line) => /^wkr_\S+ \S/.test(line)),
         printed[0],
       );
+    });
+
+    it("runs client/README.md's sync loop as written: a full export, then only what a load changed", async () => {
+      const root = fileURLToPath(new URL('../../../', import.meta.url));
+      const readme = readFileSync(`${root}client/README.md`, 'utf8');
+      const loop = /## Following changes[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+      assert.match(loop, /vms\.changes/);
+      const file = `${root}dist/readme-sync-loop.mjs`;
+      writeFileSync(file, loop);
+      const cwd = mkdtempSync(join(tmpdir(), 'vms-read-sync-'));
+      const env = { ...process.env, VMS_URL: baseUrl, VMS_TOKEN: h.tokens.staff };
+      const run = async () =>
+        (await promisify(execFile)(process.execPath, [file], { env, cwd })).stdout
+          .trim()
+          .split('\n')
+          .filter(Boolean);
+      try {
+        const exported = await run();
+        const [{ n }] = await h.all<{ n: number }>(
+          'SELECT COUNT(*) AS n FROM record_changes WHERE workspace_id = ?',
+          WS,
+        );
+        assert.equal(exported.length, Number(n), 'every record once');
+        assert.deepEqual(await run(), [], 'nothing changed since');
+        const [invoice] = await h.all<Record<string, unknown>>(
+          'SELECT * FROM invoices WHERE workspace_id = ? ORDER BY id LIMIT 1',
+          WS,
+        );
+        const load = await h.store.openLoad();
+        const updatedAt = new Date(Date.UTC(2030, 0, 1)).toISOString();
+        await load.insert('invoices', [
+          { ...invoice, status: 'void', updated_at: updatedAt } as never,
+        ]);
+        const { version } = await load.finish();
+        assert.deepEqual(await run(), [`invoice ${String(invoice.id)} ${version}`]);
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
     });
 
     it('calls a get and a report with typed input, and gives refusals as data', async () => {

@@ -39,6 +39,17 @@ const LIST_RECORD: Record<string, string> = {
   list_approval_statuses: 'approval',
 };
 
+/** The record kind of each change feed item type. */
+const FEED_RECORD: Record<string, string> = {
+  worker: 'worker',
+  timesheet: 'timesheet',
+  invoice: 'invoice',
+  supplier: 'supplier',
+  assignment: 'assignment',
+  expense: 'expense',
+  approval_status: 'approval',
+};
+
 /** Checks a record: wrapped fields are envelopes (or null), everything else is plain. */
 function assertRecord(kind: string, record: Record<string, unknown>, where: string) {
   for (const [field, value] of Object.entries(record)) {
@@ -96,6 +107,9 @@ for (const dialect of DIALECTS) {
           h.tokens.staff,
         )
       ).body.data;
+      answers.list_changes = (
+        await get(h.app, '/api/v1/changes?type=invoice', h.tokens.staff)
+      ).body.data;
       answers.list_catalog = (
         await get(h.app, '/api/v1/reports/catalog', h.tokens.staff)
       ).body.data;
@@ -140,6 +154,12 @@ for (const dialect of DIALECTS) {
             assert.ok(data.items.length > 0);
             data.items.forEach((item: Record<string, unknown>, i: number) =>
               assertRecord(LIST_RECORD[op.name], item, `$.items[${i}]`),
+            );
+          } else if (op.name === 'list_changes') {
+            assert.ok(data.items.length > 0);
+            data.items.forEach(
+              (item: { type: string; record: Record<string, unknown> }, i: number) =>
+                assertRecord(FEED_RECORD[item.type], item.record, `$.items[${i}].record`),
             );
           } else if (op.name === 'get_worker') {
             assertRecord('worker', data.item, '$.item');

@@ -47,8 +47,8 @@ for (const dialect of DIALECTS) {
       });
       after(() => h.close());
 
-      it('lists the 14 tools, each with its title and a description that says when to use it', () => {
-        assert.equal(report.tools.length, 14);
+      it('lists the 15 tools, each with its title and a description that says when to use it', () => {
+        assert.equal(report.tools.length, 15);
         for (const op of OPERATIONS) {
           const tool = report.tools.find((t) => t.name === op.name);
           assert.ok(tool, op.name);

@@ -45,9 +45,9 @@ for (const dialect of DIALECTS) {
         ['stdio', stdio],
         ['streamable HTTP', http],
       ] as const) {
-        it(`lists the 14 tools and calls one over ${transport}`, async () => {
+        it(`lists the 15 tools and calls one over ${transport}`, async () => {
           const listed = await inspect([...target(), '--method', 'tools/list']);
-          assert.equal(listed.tools.length, 14);
+          assert.equal(listed.tools.length, 15);
           const called = await inspect([
             ...target(),
             '--method',

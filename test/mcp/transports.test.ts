@@ -15,7 +15,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => h.close());
 
-    it('lists 14 tools and answers a call with nothing but protocol on stdout', async () => {
+    it('lists 15 tools and answers a call with nothing but protocol on stdout', async () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
         args: [CLI, 'mcp', '--db', h.db, '--token', h.tokens.staff],
@@ -24,7 +24,7 @@ for (const dialect of DIALECTS) {
       const client = newClient();
       await client.connect(transport); // any non-protocol line on stdout would break this framing
       try {
-        assert.equal((await client.listTools()).tools.length, 14);
+        assert.equal((await client.listTools()).tools.length, 15);
         const data = assertEnvelope(
           (await client.callTool({ name: 'list_suppliers', arguments: {} })) as CallToolResult,
         );
@@ -88,7 +88,7 @@ for (const dialect of DIALECTS) {
     it('lists tools and answers calls through the same executor as the API', async () => {
       const client = await connect(h.tokens.staff);
       try {
-        assert.equal((await client.listTools()).tools.length, 14);
+        assert.equal((await client.listTools()).tools.length, 15);
         const data = assertEnvelope(
           (await client.callTool({
             name: 'list_workers',

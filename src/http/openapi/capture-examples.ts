@@ -51,6 +51,7 @@ const INPUTS: Record<string, Inputs> = {
   list_assignments: () => ({ limit: 2 }),
   list_expenses: () => ({ limit: 2 }),
   list_approval_statuses: () => ({ limit: 2 }),
+  list_changes: () => ({ type: 'invoice', limit: 2 }),
 };
 
 /** Replaces what varies by token or moment with its stand-in, everywhere in an answer. */

@@ -89,7 +89,7 @@ function operationObject(operation: AnyOperation, example?: OperationExample): J
     summary: operation.title,
     description: operation.description,
     tags: [tagOf(operation)],
-    security: [{ bearer: [operation.scope] }],
+    security: [{ bearer: operation.scope === null ? [] : [operation.scope] }],
   };
   if (operation.method === 'GET') object.parameters = parametersOf(operation, example);
   else

@@ -11,7 +11,6 @@ function reasonsOf(operation: AnyOperation): ErrorCode[] {
   const reasons: ErrorCode[] = [
     'bad_request',
     'unauthorized',
-    'insufficient_scope',
     'not_found',
     'request_timeout',
     'rate_limited',
@@ -20,6 +19,7 @@ function reasonsOf(operation: AnyOperation): ErrorCode[] {
     'unavailable',
     'shutting_down',
   ];
+  if (operation.scope !== null) reasons.push('insufficient_scope');
   if (operation.staffOnly) reasons.push('forbidden');
   if (operation.method === 'POST') reasons.push('payload_too_large');
   if (operation.runsReports) reasons.push('report_capacity', 'query_timeout');

@@ -230,6 +230,30 @@ export class PostgresStore extends SqlStore {
     }
   }
 
+  /** A REPEATABLE READ, read-only transaction on a pooled connection, under the usual timeouts. */
+  protected async readSnapshot<T>(
+    work: (all: (sql: string, params: readonly unknown[]) => Promise<Row[]>) => Promise<T>,
+  ): Promise<T> {
+    let client: pg.PoolClient | undefined;
+    let failure: Error | undefined;
+    try {
+      client = await this.pool.connect();
+      const held = client;
+      await held.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await work(
+        async (sql, params) => (await held.query(this.query(sql, params))).rows as Row[],
+      );
+      await held.query('COMMIT');
+      return result;
+    } catch (error) {
+      failure = translate(error);
+      await client?.query('ROLLBACK').catch(() => {});
+      throw failure;
+    } finally {
+      client?.release(failure);
+    }
+  }
+
   /**
    * Loads, refreshes and clears, on a connection of their own without timeouts (they take as
    * long as their data): the data version's row is locked FOR UPDATE at once, so loads commit

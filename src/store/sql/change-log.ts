@@ -24,6 +24,17 @@ export const FEED_TYPES = {
 } as const;
 
 export type FeedType = keyof typeof FEED_TYPES;
+
+/** The feed's item types in code-point order: the order of types within one version. */
+export const FEED_TYPE_NAMES = [
+  'approval_status',
+  'assignment',
+  'expense',
+  'invoice',
+  'supplier',
+  'timesheet',
+  'worker',
+] as const satisfies readonly FeedType[];
 export type FeedTable = (typeof FEED_TYPES)[FeedType];
 
 export const FEED_TYPE_OF: Readonly<Record<FeedTable, FeedType>> = Object.fromEntries(

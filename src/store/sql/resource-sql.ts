@@ -18,9 +18,9 @@ export interface Compiled {
   }) => unknown[];
 }
 
-type Param = (viewer: Viewer) => unknown;
+export type Param = (viewer: Viewer) => unknown;
 
-function visibilityPredicate(rule: VisibilityRule): { sql: string; params: Param[] } {
+export function visibilityPredicate(rule: VisibilityRule): { sql: string; params: Param[] } {
   if (rule === 'all') return { sql: '', params: [] };
   if (rule === 'none') return { sql: ' AND 1 = 0', params: [] };
   if (rule === 'invoiceOfSupplier') {
@@ -43,7 +43,7 @@ function visibilityPredicate(rule: VisibilityRule): { sql: string; params: Param
   };
 }
 
-function ruleFor(source: ResourceSource, viewer: Viewer): VisibilityRule {
+export function ruleFor(source: ResourceSource, viewer: Viewer): VisibilityRule {
   return viewer.role === 'staff' ? 'all' : source.visibility[viewer.role];
 }
 

@@ -125,6 +125,22 @@ export class SqliteStore extends SqlStore {
   }
 
   /**
+   * A read transaction on the request connection: other connections' commits stay out of it
+   * until it ends (WAL). Snapshots begun while one is open share it (the connection has one).
+   */
+  protected async readSnapshot<T>(
+    work: (all: (sql: string, params: readonly unknown[]) => Promise<Row[]>) => Promise<T>,
+  ): Promise<T> {
+    const outermost = !this.db.inTransaction;
+    if (outermost) this.db.exec('BEGIN');
+    try {
+      return await work((sql, params) => this.all(sql, params));
+    } finally {
+      if (outermost && this.db.inTransaction) this.db.exec('COMMIT');
+    }
+  }
+
+  /**
    * BEGIN IMMEDIATE takes SQLite's write lock at once, so the version read here is the one this
    * transaction replaces: loads, refreshes and clears are serialised across processes.
    */

@@ -1,0 +1,261 @@
+/**
+ * list_changes, the change feed (DESIGN §4.11): a full export without a cursor, the records as
+ * their lists serve them, visibility and scopes exactly as the lists (for every role, and no
+ * trace of an invisible change), cursors bound to token and type, and a property: a consumer
+ * that applies every page, with random loads in between, ends equal to the lists.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { OPERATIONS } from '../../src/operations/registry.js';
+import { FEED_TYPES, type FeedType } from '../../src/store/sql/change-log.js';
+import { DIALECTS, get, qs, startHarness, WS, type Harness } from '../support/harness.js';
+import { applyLoad, later, loadSteps } from '../support/random-loads.js';
+
+interface Item {
+  type: FeedType;
+  id: string;
+  version: number;
+  record: Record<string, unknown> & { id: string };
+}
+
+const LIST_OF: Record<FeedType, string> = {
+  supplier: 'list_suppliers',
+  worker: 'list_workers',
+  assignment: 'list_assignments',
+  timesheet: 'list_timesheets',
+  expense: 'list_expenses',
+  invoice: 'list_invoices',
+  approval_status: 'list_approval_statuses',
+};
+
+/** A record with its envelopes' source left out: the feed and a list place them differently. */
+function content(record: Record<string, unknown>): string {
+  return JSON.stringify(record, (key, value) => (key === 'source' ? undefined : value));
+}
+
+/** Reads pages of the feed from `cursor` until hasMore is false; checks each page's shape. */
+async function readFeed(
+  h: Harness,
+  token: string,
+  cursor?: string,
+  extra: Record<string, unknown> = {},
+) {
+  const items: Item[] = [];
+  for (let pages = 0; pages < 100_000; pages++) {
+    const answer = await get(h.app, `/api/v1/changes${qs({ cursor, ...extra })}`, token);
+    assert.equal(answer.status, 200, answer.raw);
+    const page = answer.body.data;
+    assert.equal(typeof page.nextCursor, 'string', 'nextCursor is never null');
+    assert.ok(page.nextCursor.length <= 512);
+    items.push(...page.items);
+    cursor = page.nextCursor as string;
+    if (!page.hasMore) return { items, cursor };
+  }
+  throw new Error('the feed did not end');
+}
+
+/** Every record of every list the token may call, by type and id. */
+async function readLists(h: Harness, token: string): Promise<Map<string, string>> {
+  const records = new Map<string, string>();
+  for (const [type, name] of Object.entries(LIST_OF)) {
+    const operation = OPERATIONS.find((op) => op.name === name);
+    assert.ok(operation);
+    let cursor: string | undefined;
+    for (;;) {
+      const answer = await get(h.app, `${operation.path}${qs({ cursor })}`, token);
+      if (answer.status === 403) break;
+      assert.equal(answer.status, 200, answer.raw);
+      for (const record of answer.body.data.items)
+        records.set(`${type}:${record.id}`, content(record));
+      if (!answer.body.data.hasMore) break;
+      cursor = answer.body.data.nextCursor;
+    }
+  }
+  return records;
+}
+
+const keyed = (items: Item[]) =>
+  new Map(items.map((item) => [`${item.type}:${item.id}`, content(item.record)]));
+
+const sortKey = (item: Item) => [item.version, item.type, item.id] as const;
+function assertOrdered(items: Item[]): void {
+  for (let i = 1; i < items.length; i++) {
+    const [a, b] = [sortKey(items[i - 1]), sortKey(items[i])];
+    const before =
+      a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] < b[2])));
+    assert.ok(before, `items out of order at ${i}: ${a.join(' ')} then ${b.join(' ')}`);
+  }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`list_changes (${dialect})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({ dialect });
+    });
+    after(() => h.close());
+
+    it('reads every record of the workspace once, in (version, type, id) order, as its list serves it, when read from the start', async () => {
+      const { items } = await readFeed(h, h.tokens.staff);
+      assertOrdered(items);
+      for (const [type, table] of Object.entries(FEED_TYPES)) {
+        const [{ n }] = await h.all<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = ?`,
+          WS,
+        );
+        assert.equal(items.filter((i) => i.type === type).length, Number(n), type);
+      }
+      assert.deepEqual(keyed(items), await readLists(h, h.tokens.staff));
+      // Provenance paths point into the feed's own answer.
+      const enveloped = items.findIndex((i) => i.type === 'supplier');
+      const name = items[enveloped].record.name as {
+        source: { operationId: string; path: string };
+      };
+      assert.deepEqual(name.source, {
+        operationId: 'list_changes',
+        path: `$.items[${enveloped % 50}].record.name`,
+      });
+    });
+
+    for (const role of [
+      'staffNoPii',
+      'worker',
+      'billing',
+      'programOnly',
+      'workforceOnly',
+    ] as const) {
+      it(`shows a ${role} token exactly the records its lists show it`, async () => {
+        const token = h.tokens[role];
+        const { items } = await readFeed(h, token);
+        assertOrdered(items);
+        assert.deepEqual(keyed(items), await readLists(h, token));
+      });
+    }
+
+    it('follows one type with type=, and binds its cursor to that type and to the token', async () => {
+      const { items, cursor } = await readFeed(h, h.tokens.staff, undefined, {
+        type: 'invoice',
+        limit: 40,
+      });
+      assert.ok(items.length > 0);
+      assert.ok(items.every((i) => i.type === 'invoice'));
+      for (const [token, extra] of [
+        [h.tokens.staff, {}],
+        [h.tokens.staff, { type: 'worker' }],
+        [h.tokens.staff2, { type: 'invoice' }],
+        [h.tokens.staff, { type: 'invoice', cursor: 'x'.repeat(40) }],
+      ] as const) {
+        const answer = await get(h.app, `/api/v1/changes${qs({ cursor, ...extra })}`, token);
+        assert.equal(answer.status, 200);
+        assert.equal(answer.body.data.code, 'invalid_cursor', JSON.stringify(extra));
+      }
+    });
+
+    it('refuses unknown types and parameters as any list does (404), and needs no particular scope', async () => {
+      for (const query of ['?type=payslip', '?order=asc', '?limit=0', '?limit=1&limit=2']) {
+        const answer = await get(h.app, `/api/v1/changes${query}`, h.tokens.staff);
+        assert.equal(answer.status, 404, query);
+      }
+      const programOnly = await get(h.app, '/api/v1/changes?type=worker', h.tokens.programOnly);
+      assert.equal(programOnly.status, 200);
+      assert.deepEqual(programOnly.body.data.items, [], 'no read:workforce, no workers');
+      assert.equal(programOnly.body.data.hasMore, false);
+    });
+
+    it('leaves no trace of a change to a record the token cannot see, not even in hasMore', async () => {
+      const { cursor: workerCursor } = await readFeed(h, h.tokens.worker);
+      const { cursor: billingCursor } = await readFeed(h, h.tokens.billing);
+      // Another worker's timesheet and an invoice of another supplier change.
+      const [timesheet] = await h.all<Record<string, unknown>>(
+        'SELECT * FROM timesheets WHERE workspace_id = ? AND worker_id <> ? ORDER BY id LIMIT 1',
+        WS,
+        h.workerId,
+      );
+      const [invoice] = await h.all<Record<string, unknown>>(
+        `SELECT * FROM invoices i WHERE workspace_id = ? AND (supplier_ref IS NULL OR supplier_ref <> ?)
+           AND NOT EXISTS (SELECT 1 FROM invoice_lines l WHERE l.invoice_id = i.id AND l.supplier_ref = ?) ORDER BY id LIMIT 1`,
+        WS,
+        h.supplierCode,
+        h.supplierCode,
+      );
+      const load = await h.store.openLoad();
+      await load.insert('timesheets', [
+        { ...timesheet, status: 'rejected', updated_at: later() } as never,
+      ]);
+      await load.insert('invoices', [{ ...invoice, status: 'void', updated_at: later() } as never]);
+      await load.finish();
+      for (const [token, cursor] of [
+        [h.tokens.worker, workerCursor],
+        [h.tokens.billing, billingCursor],
+      ]) {
+        const answer = await get(h.app, `/api/v1/changes${qs({ cursor, limit: 1 })}`, token);
+        assert.deepEqual(
+          { items: answer.body.data.items, hasMore: answer.body.data.hasMore },
+          { items: [], hasMore: false },
+        );
+      }
+      const staff = await readFeed(h, h.tokens.staff, undefined);
+      const last = staff.items.slice(-2).map((i) => `${i.type}:${i.id}`);
+      assert.deepEqual(last.sort(), [`invoice:${invoice.id}`, `timesheet:${timesheet.id}`].sort());
+    });
+
+    it('a consumer that applies every page, with random loads between pages, ends equal to the lists; no page shows a record older than the stored one', async () => {
+      const tokens = [h.tokens.staff, h.tokens.worker, h.tokens.billing];
+      const state = tokens.map(() => new Map<string, string>());
+      const cursors: (string | undefined)[] = tokens.map(() => undefined);
+      const readSome = async (t: number, pages: number, limit: number) => {
+        for (let p = 0; p < pages; p++) {
+          const answer = await get(
+            h.app,
+            `/api/v1/changes${qs({ cursor: cursors[t], limit })}`,
+            tokens[t],
+          );
+          assert.equal(answer.status, 200, answer.raw);
+          const page = answer.body.data;
+          for (const item of page.items as Item[]) {
+            const [stored] = await h.all<{ version: number }>(
+              'SELECT version FROM record_changes WHERE type = ? AND id = ?',
+              item.type,
+              item.id,
+            );
+            assert.equal(
+              item.version,
+              Number(stored.version),
+              'the record as stored, at its latest version',
+            );
+            state[t].set(`${item.type}:${item.id}`, content(item.record));
+          }
+          cursors[t] = page.nextCursor;
+          if (!page.hasMore) return;
+        }
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.oneof(
+              loadSteps.map((steps) => ({ load: steps })),
+              fc.record({
+                token: fc.nat({ max: 2 }),
+                pages: fc.integer({ min: 1, max: 30 }),
+                limit: fc.integer({ min: 1, max: 50 }),
+              }),
+            ),
+            { minLength: 1, maxLength: 8 },
+          ),
+          async (actions) => {
+            for (const action of actions) {
+              if ('load' in action) await applyLoad(h.store, WS, action.load);
+              else await readSome(action.token, action.pages, action.limit);
+            }
+            for (let t = 0; t < tokens.length; t++) {
+              await readSome(t, 100_000, 50);
+              assert.deepEqual(state[t], await readLists(h, tokens[t]), `token ${t}`);
+            }
+          },
+        ),
+        { numRuns: 6 },
+      );
+    });
+  });
+}
