@@ -57,12 +57,15 @@ export async function listen(
   address: Address,
   config: Config,
 ): Promise<Listening> {
-  // The copy may open or be written after the app exists: its lines go to the app's log.
-  const logs: { to?: FastifyBaseLogger } = {};
+  // The copy is prepared before the app exists and followed after: its lines go to the app's
+  // log, those from before it held until it is there.
+  const logs: { to?: FastifyBaseLogger; early: [string, unknown][] } = { early: [] };
+  const write = (to: FastifyBaseLogger, message: string, failure: unknown) =>
+    failure ? to.warn({ err: failure }, message) : to.info(message);
   const facts = await openReportFacts(store, db, {
     ...factsSettings(config),
     log: (message, failure) =>
-      failure ? logs.to?.warn({ err: failure }, message) : logs.to?.info(message),
+      logs.to ? write(logs.to, message, failure) : logs.early.push([message, failure]),
   });
   // Loaded here, not at start: the other commands start without the server's modules.
   const { createService, serviceSettings, STORE_TIMEOUT_MS } = await import('../service.js');
@@ -73,6 +76,7 @@ export async function listen(
     logger: { level: config.logLevel },
   });
   logs.to = app.log;
+  for (const [message, failure] of logs.early.splice(0)) write(app.log, message, failure);
   let listening: string;
   try {
     listening = await app.listen(address);

@@ -83,11 +83,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startCluster(): Promise<PgCluster> {
+/** `parent`: the folder its data goes in (the system's temporary folder by default). */
+export async function startCluster(parent = tmpdir()): Promise<PgCluster> {
   const binaries = postgresBinaries();
   if (!binaries) throw new Error('PostgreSQL binaries (initdb, pg_ctl) not found');
   const user = runAs();
-  const dir = mkdtempSync(join(tmpdir(), 'vms-read-pg-'));
+  const dir = mkdtempSync(join(parent, 'vms-read-pg-'));
   if (user) chownSync(dir, user.uid, user.gid);
   const data = join(dir, 'data');
   const exec = (file: string, args: string[]) => {

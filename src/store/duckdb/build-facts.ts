@@ -30,9 +30,12 @@ export async function exportSome(
   limit = LOAD_ROWS,
 ): Promise<number> {
   const out = createWriteStream(file);
+  // A file that cannot be opened or written (no room, a size limit) fails the export, not the process.
+  let failure: Error | null = null;
+  out.on('error', (error) => (failure ??= error));
   let rows = 0;
   try {
-    while (rows < limit) {
+    while (rows < limit && failure === null) {
       const next = await pages.next();
       if (next.done) break;
       rows += next.value.length;
@@ -40,8 +43,9 @@ export async function exportSome(
     }
   } finally {
     out.end();
-    await once(out, 'close');
+    if (!out.closed) await once(out, 'close').catch(() => {});
   }
+  if (failure) throw failure;
   return rows;
 }
 

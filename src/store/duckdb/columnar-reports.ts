@@ -47,8 +47,8 @@ export class ColumnarReports implements ReportFacts {
   private live: DuckdbFacts | null = null;
   private job: Promise<void> | null = null;
   private retryAt = 0;
+  /** Attempts failed in a row since the last success. */
   private failures = 0;
-  private lastFailure: string | null = null;
   private closed = false;
   private readonly poller: NodeJS.Timeout | null;
 
@@ -184,25 +184,25 @@ export class ColumnarReports implements ReportFacts {
   }
 
   private succeeded(): void {
-    if (this.lastFailure !== null)
-      this.options.log?.('columnar report facts are in use again after the failure logged before');
+    if (this.failures > 0)
+      this.options.log?.(
+        `columnar report facts are in use again, after ${this.failures} failed attempt${this.failures === 1 ? '' : 's'}`,
+      );
     this.failures = 0;
     this.retryAt = 0;
-    this.lastFailure = null;
   }
 
   /**
-   * Logs a failure once per cause, drops a copy that may be damaged, and pauses before the next
-   * attempt (1 s, doubling, at most a minute): meanwhile the row store answers.
+   * Logs the first failure of a run of them, with its cause (the next attempts fail quietly
+   * until one succeeds, which is logged), drops a copy that may be damaged, and pauses before
+   * the next attempt (1 s, doubling, at most a minute): meanwhile the row store answers.
    */
   private async failed(error: unknown): Promise<void> {
-    const cause = error instanceof Error ? error.message : String(error);
-    if (cause !== this.lastFailure)
+    if (this.failures === 0)
       this.options.log?.(
         'columnar report facts could not be written or patched; the row store answers reports until a retry succeeds',
         error,
       );
-    this.lastFailure = cause;
     this.failures++;
     this.retryAt = Date.now() + Math.min(RETRY_MS.most, RETRY_MS.first * 2 ** (this.failures - 1));
     await this.dropLive();
@@ -224,6 +224,12 @@ export class ColumnarReports implements ReportFacts {
   }
 }
 
+/** Removes a copy and its write-ahead log; a folder that is gone or replaced is no error here. */
 function removeCopy(path: string): void {
-  for (const file of [path, `${path}.wal`]) rmSync(file, { force: true });
+  for (const file of [path, `${path}.wal`])
+    try {
+      rmSync(file, { force: true });
+    } catch {
+      // Nothing to remove where the folder was.
+    }
 }
