@@ -1,11 +1,15 @@
-// What the benchmarks share: the built CLI, a free port, logging and rounding.
+// What the benchmarks share: the built CLI, a free port, logging and rounding, the seeded
+// database of a scale, and waiting for a server to answer.
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 export { freePort } from '../dist/test/support/pg-cluster.js';
 
 export const CLI = 'dist/src/cli/main.js';
 
 export const log = (...args) => console.error(...args);
+
+export const round = (x, digits = 1) => Number(x.toFixed(digits));
 
 /** Runs `vms-read <args>` and returns its stdout; throws with its stderr when it fails. */
 export function cli(args) {
@@ -15,4 +19,83 @@ export function cli(args) {
   });
   if (result.status !== 0) throw new Error(`vms-read ${args.join(' ')}: ${result.stderr}`);
   return result.stdout;
+}
+
+/** The seed arguments of the benchmarks' database of a scale: fixed, so runs compare. */
+export const benchSeed = (scale) => ({ scale, seed: '1', asOf: '2026-06-30' });
+
+/** Where that database lives. */
+export const benchDb = (scale) => `bench/data/${scale}.db`;
+
+/** Peak RSS in MB from `/usr/bin/time -v`'s report on stderr. */
+export function peakRssMbOf(stderr) {
+  return round(Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)[1]) / 1024);
+}
+
+/**
+ * Seeds `db` with `seed` once and reuses it while the seed arguments are the same (a marker file
+ * beside it holds them); returns the seed's figures (of this run, or of the run that seeded it):
+ * seconds, rows, rows/s, peak RSS, the columnar copy's seconds. Every benchmark seeds through
+ * here, so two of them never seed the same file in different ways.
+ */
+export function ensureSeeded(db, seed) {
+  const marker = `${db}.seed.json`;
+  const wanted = JSON.stringify(seed);
+  if (existsSync(db) && existsSync(marker)) {
+    const held = JSON.parse(readFileSync(marker, 'utf8'));
+    if (JSON.stringify(held.seed ?? held) === wanted) return held.figures ?? null;
+  }
+  mkdirSync('bench/data', { recursive: true });
+  log(`seeding ${db} (scale ${seed.scale}); reused by later runs`);
+  const started = Date.now();
+  const result = spawnSync(
+    '/usr/bin/time',
+    [
+      '-v',
+      process.execPath,
+      CLI,
+      'seed',
+      '--db',
+      db,
+      '--scale',
+      seed.scale,
+      '--seed',
+      seed.seed,
+      '--as-of',
+      seed.asOf,
+      '--force',
+    ],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (result.status !== 0) throw new Error(`seed failed: ${result.stderr}`);
+  const seconds = (Date.now() - started) / 1000;
+  const summary = JSON.parse(result.stdout);
+  const rows = summary.workspaces.reduce(
+    (sum, w) => sum + Object.values(w.counts).reduce((a, b) => a + b, 0),
+    0,
+  );
+  const figures = {
+    seconds: round(seconds),
+    rows,
+    rowsPerSecond: Math.round(rows / seconds),
+    peakRssMb: peakRssMbOf(result.stderr),
+    columnarCopySeconds: round(
+      Number(/written to .* in (\d+) ms/.exec(result.stderr)?.[1] ?? 0) / 1000,
+    ),
+  };
+  writeFileSync(marker, JSON.stringify({ seed, figures }));
+  return figures;
+}
+
+/** Resolves once `url` answers 2xx; a server that does not come up within `seconds` is an error. */
+export async function waitFor(url, seconds = 30) {
+  for (let i = 0; i < seconds * 10; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
 }

@@ -3,10 +3,20 @@
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
-import { CLI, cli, freePort, log } from './lib.mjs';
+import {
+  benchDb,
+  benchSeed,
+  CLI,
+  cli,
+  ensureSeeded,
+  freePort,
+  log,
+  round,
+  waitFor,
+} from './lib.mjs';
 import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
 const { values } = parseArgs({
@@ -23,65 +33,8 @@ const SECONDS = Number(values.seconds ?? (QUICK ? 3 : 10));
 const CONNECTIONS = Number(values.connections);
 const REPORT_RUNS = QUICK ? 7 : 21;
 const SOAK_SECONDS = QUICK ? 0 : 60;
-const SEED = { scale: values.scale, seed: '1', asOf: '2026-06-30' };
-values.db ??= `bench/data/${values.scale}.db`;
-
-const round = (x, digits = 1) => Number(x.toFixed(digits));
-
-/**
- * Seeds the database once and reuses it while the seed arguments are the same; returns the seed's
- * figures (of this run, or of the run that seeded it): seconds, rows, rows/s, peak RSS.
- */
-function ensureDatabase() {
-  const marker = `${values.db}.seed.json`;
-  const wanted = JSON.stringify(SEED);
-  if (existsSync(values.db) && existsSync(marker)) {
-    const held = JSON.parse(readFileSync(marker, 'utf8'));
-    if (JSON.stringify(held.seed ?? held) === wanted) return held.figures ?? null;
-  }
-  mkdirSync('bench/data', { recursive: true });
-  log(`seeding ${values.db} (scale ${SEED.scale}); reused by later runs`);
-  const started = Date.now();
-  const result = spawnSync(
-    '/usr/bin/time',
-    [
-      '-v',
-      process.execPath,
-      CLI,
-      'seed',
-      '--db',
-      values.db,
-      '--scale',
-      SEED.scale,
-      '--seed',
-      SEED.seed,
-      '--as-of',
-      SEED.asOf,
-      '--force',
-    ],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
-  if (result.status !== 0) throw new Error(`seed failed: ${result.stderr}`);
-  const seconds = (Date.now() - started) / 1000;
-  const summary = JSON.parse(result.stdout);
-  const rows = summary.workspaces.reduce(
-    (sum, w) => sum + Object.values(w.counts).reduce((a, b) => a + b, 0),
-    0,
-  );
-  const figures = {
-    seconds: round(seconds),
-    rows,
-    rowsPerSecond: Math.round(rows / seconds),
-    peakRssMb: round(
-      Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)[1]) / 1024,
-    ),
-    columnarCopySeconds: round(
-      Number(/written to .* in (\d+) ms/.exec(result.stderr)?.[1] ?? 0) / 1000,
-    ),
-  };
-  writeFileSync(marker, JSON.stringify({ seed: SEED, figures }));
-  return figures;
-}
+const SEED = benchSeed(values.scale);
+values.db ??= benchDb(values.scale);
 
 /** Runs another benchmark script of this folder and returns the JSON it writes. */
 function runBench(script, args) {
@@ -92,18 +45,6 @@ function runBench(script, args) {
   });
   if (result.status !== 0) throw new Error(`bench/${script}.mjs failed`);
   return JSON.parse(readFileSync(out, 'utf8'));
-}
-
-async function waitFor(url) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 function start(args, env = {}) {
@@ -221,7 +162,7 @@ async function compareBodies(serviceBase, baselineBase, auth, workerId) {
 }
 
 async function main() {
-  const seedFigures = ensureDatabase();
+  const seedFigures = ensureSeeded(values.db, SEED);
   const db = new Database(values.db, { readonly: true });
   const sample = (sql) =>
     db

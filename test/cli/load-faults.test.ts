@@ -16,30 +16,14 @@ import { createToken } from '../../src/auth/tokens.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { SqlStore } from '../../src/store/sql-store.js';
 import { ALL_SCOPES, DIALECTS, WS } from '../support/harness.js';
-import { CLI, exitOf, freePort, runCli } from '../support/cli.js';
+import { CLI, exitOf, freePort, reportsByEngine, runCli } from '../support/cli.js';
+import { entriesDir } from '../support/import-files.js';
 import { postgresBinaries, startCluster, type PgCluster } from '../support/pg-cluster.js';
 import { canMount, mountSmallDisk, type SmallDisk } from '../support/tmpfs.js';
 import { AS_OF, openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
 const MB = 1024 * 1024;
 const skip = !canMount() && 'mounting a small tmpfs needs root (CI runs as root)';
-
-/** A folder of N new time entries for WS, made from an entry `db` holds. */
-async function entriesDir(all: (sql: string) => Promise<Record<string, unknown>[]>, n: number) {
-  const [t] = await all(
-    `SELECT timesheet_id, assignment_id, worker_id FROM time_entries WHERE workspace_id = '${WS}' ORDER BY id LIMIT 1`,
-  );
-  const dir = mkdtempSync(join(tmpdir(), 'vms-read-entries-'));
-  const lines = [
-    'id,timesheet_id,assignment_id,worker_id,work_date,pay_code,quantity_minutes,kind,captured_on_behalf,created_at',
-  ];
-  for (let i = 0; i < n; i++)
-    lines.push(
-      `te_fault_${i},${String(t.timesheet_id)},${String(t.assignment_id)},${String(t.worker_id)},2026-06-0${1 + (i % 9)},REG,${30 + (i % 400)},original,0,2026-06-10T09:00:00.000Z`,
-    );
-  writeFileSync(join(dir, 'time_entries.csv'), `${lines.join('\n')}\n`);
-  return dir;
-}
 
 /** `vms-read <args>` with a file-size limit (ulimit -f, in KiB) on the process. */
 function runLimited(kib: number, args: string[], env: Record<string, string> = {}) {
@@ -112,21 +96,9 @@ describe('imports that cannot write leave nothing of themselves (SQLite)', { ski
   });
 
   it('under a file-size limit: exit 1, nothing visible', async () => {
-    const more = await (async () => {
-      const store = (await openStore(db)) as SqlStore;
-      try {
-        const dir = await entriesDir((sql) => store.all(sql), 20_000);
-        writeFileSync(
-          join(dir, 'time_entries.csv'),
-          (await import('node:fs'))
-            .readFileSync(join(dir, 'time_entries.csv'), 'utf8')
-            .replaceAll('te_fault_', 'te_limit_'),
-        );
-        return dir;
-      } finally {
-        await store.close();
-      }
-    })();
+    const store = (await openStore(db)) as SqlStore;
+    const more = await entriesDir((sql) => store.all(sql), 20_000, 'te_limit_');
+    await store.close();
     try {
       const before = await stateOf(db);
       // Below the database's own size: the first page it adds fails.
@@ -206,17 +178,6 @@ describe(
     });
   },
 );
-
-/** Counts of report queries by engine, from the server's Prometheus metrics. */
-async function reportsByEngine(port: number): Promise<Record<string, number>> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const counts: Record<string, number> = {};
-  for (const [, engine, n] of text.matchAll(
-    /^vms_read_report_query_duration_seconds_count\{[^}]*engine="(\w+)"[^}]*\} (\d+)/gm,
-  ))
-    counts[engine] = (counts[engine] ?? 0) + Number(n);
-  return counts;
-}
 
 for (const dialect of DIALECTS) {
   describe(

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, exitOf, freePort, runCli, startServer } from '../support/cli.js';
+import { rmSync } from 'node:fs';
+import { openStore } from '../../src/store/open-store.js';
+import type { SqlStore } from '../../src/store/sql-store.js';
+import { CLI, exitOf, freePort, reportsByEngine, runCli, startServer } from '../support/cli.js';
+import { entriesDir } from '../support/import-files.js';
 import { newClient } from '../support/mcp-client.js';
 import { TEST_PG_URL } from '../support/test-databases.js';
 
@@ -18,7 +22,11 @@ describe(
     let token: string;
     const servers: Awaited<ReturnType<typeof startServer>>[] = [];
     const bases: string[] = [];
-    const env = { VMS_READ_SECRET: 'shared-secret-of-the-fleet', VMS_READ_QUOTA_PER_MINUTE: '0' };
+    const env = {
+      VMS_READ_SECRET: 'shared-secret-of-the-fleet',
+      VMS_READ_QUOTA_PER_MINUTE: '0',
+      VMS_READ_METRICS: '1',
+    };
 
     before(async () => {
       const name = `scale_${process.pid}`;
@@ -144,6 +152,58 @@ describe(
         })
       ).data;
       assert.equal(run.status, 'ok');
+    });
+
+    it("brings both instances' columnar copies to a load of ten rows by a patch, none written anew", async () => {
+      const count = async (base: string) =>
+        Number(
+          (
+            await postJson(base, '/api/v1/reports/query', {
+              query: { metrics: ['time_entry_count'], dimensions: [] },
+            })
+          ).data.rows[0].time_entry_count,
+        );
+      // Both answer from their copies before the load.
+      const before = await count(bases[0]);
+      for (const [i, base] of bases.entries()) {
+        const port = Number(new URL(base).port);
+        const ran = (await reportsByEngine(port)).duckdb ?? 0;
+        assert.equal(await count(base), before, `instance ${i}`);
+        assert.ok(((await reportsByEngine(port)).duckdb ?? 0) >= ran, `instance ${i}`);
+      }
+      const store = await openStore(db);
+      const files = await entriesDir((sql) => (store as SqlStore).all(sql), 10, 'te_fleet_');
+      await store.close();
+      try {
+        const loaded = runCli(['import', '--db', db, '--workspace', 'ws_business', files]);
+        assert.equal(loaded.status, 0, loaded.stderr);
+      } finally {
+        rmSync(files, { recursive: true, force: true });
+      }
+      for (const [i, base] of bases.entries()) {
+        const port = Number(new URL(base).port);
+        // Every answer reflects the load; soon one comes from the instance's own patched copy
+        // (a report waits for a patch in progress; a deadline, not a duration, bounds this loop).
+        let fromCopy = false;
+        for (let attempt = 0; attempt < 120 && !fromCopy; attempt++) {
+          const ran = (await reportsByEngine(port)).duckdb ?? 0;
+          assert.equal(await count(base), before + 10, `instance ${i}`);
+          fromCopy = ((await reportsByEngine(port)).duckdb ?? 0) > ran;
+          if (!fromCopy) await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        assert.ok(fromCopy, `instance ${i} answered from its copy`);
+        const log = servers[i].output();
+        assert.match(
+          log,
+          /columnar report facts patched to version \d+: \d+ rows/,
+          `instance ${i}`,
+        );
+        assert.doesNotMatch(
+          log,
+          /columnar report facts written/,
+          `instance ${i} wrote no whole copy`,
+        );
+      }
     });
 
     it('serves MCP over stdio from the same database', async () => {

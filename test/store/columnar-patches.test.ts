@@ -68,6 +68,8 @@ for (const dialect of DIALECTS) {
       new ColumnarReports(db.store, {
         dir,
         pollMs: 0,
+        // A report waits for the patch however slow the machine: what is asserted is the engine.
+        waitMs: 120_000,
         log: (message) => logs.push(message),
         ...options,
       });

@@ -46,3 +46,14 @@ export function exitOf(child: ReturnType<typeof spawn>): Promise<number | null> 
     else child.once('exit', (code) => resolve(code));
   });
 }
+
+/** Counts of report queries by engine, from the server's Prometheus metrics. */
+export async function reportsByEngine(port: number): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const [, engine, n] of text.matchAll(
+    /^vms_read_report_query_duration_seconds_count\{[^}]*engine="(\w+)"[^}]*\} (\d+)/gm,
+  ))
+    counts[engine] = (counts[engine] ?? 0) + Number(n);
+  return counts;
+}
