@@ -234,18 +234,33 @@ async function untilReflected(server, auth, query, isRight, from) {
     const { rows, engine } = await askReport(server, auth, query, polls++);
     engines[engine]++;
     const right = isRight(rows);
-    log.push([round(performance.now() - from, 0), round(performance.now() - asked, 0), engine, right]);
+    log.push([
+      round(performance.now() - from, 0),
+      round(performance.now() - asked, 0),
+      engine,
+      right,
+    ]);
     if (right && rightBeforeColumnar === null && engine !== 'duckdb')
       rightBeforeColumnar = round(performance.now() - from);
     if (right && engine === 'duckdb')
       return { ms: round(performance.now() - from), polls, engines, rightBeforeColumnar, log };
     if (performance.now() - from > REFLECT_LIMIT_MS)
-      return { ms: null, polls, engines, rightBeforeColumnar, log, gaveUpAfterMs: REFLECT_LIMIT_MS };
+      return {
+        ms: null,
+        polls,
+        engines,
+        rightBeforeColumnar,
+        log,
+        gaveUpAfterMs: REFLECT_LIMIT_MS,
+      };
     await sleep(POLL_MS);
   }
 }
 
-/** Runs of polls on one engine with one verdict, as [first at, last at, longest took, engine, right, count]. */
+/**
+ * The polls' log, each run of polls on one engine with one verdict as one entry: when the first
+ * and the last answered (ms after the import exited), the longest one's time, and how many.
+ */
 function foldPolls(log) {
   const folded = [];
   for (const [at, took, engine, right] of log) {
@@ -485,8 +500,7 @@ async function measureLoad(context, kind, n, index) {
     polls: reflected.polls,
     pollEngines: reflected.engines,
     rightFromRowStoreMs: reflected.rightBeforeColumnar,
-    // [answered at ms, took ms, engine, right]; polls that ran on the same engine in a row are
-    // folded into one entry with their count, so a long wait stays short.
+    // The polls, runs on one engine with one verdict folded into one entry (foldPolls).
     pollLog: foldPolls(reflected.log),
     ...(reflected.gaveUpAfterMs ? { gaveUpAfterMs: reflected.gaveUpAfterMs } : {}),
     serverLog: context.server.factsLog

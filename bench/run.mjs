@@ -1,5 +1,7 @@
 // `npm run bench [-- --quick]`: throughput and latency of the service against a minimal baseline
-// measured in the same run, on the medium seed. Writes bench/results/<ISO date-time>.json.
+// measured in the same run, on the medium seed, then reports, imports and loads (bench/loads.mjs:
+// imports into a copy while a server runs on it; `--quick`: 1 and 10,000 rows only). Writes
+// bench/results/<ISO date-time>.json.
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
@@ -17,6 +19,7 @@ import {
   round,
   waitFor,
 } from './lib.mjs';
+import { printLoadsTable } from './loads.mjs';
 import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
 const { values } = parseArgs({
@@ -330,6 +333,14 @@ async function main() {
     const reportLatency = runBench('reports', ['--db', values.db, '--runs', String(REPORT_RUNS)]);
     log('import: a generated file of time entries');
     const importFigures = runBench('import', ['--rows', QUICK ? '50000' : '200000']);
+    log('loads: imports into a copy of the database while a server runs on it; a feed export');
+    const loads = runBench('loads', [
+      '--scale',
+      values.scale,
+      '--db',
+      values.db,
+      ...(QUICK ? ['--rows', '1,10000'] : []),
+    ]);
 
     let soak = null;
     if (SOAK_SECONDS > 0) {
@@ -363,6 +374,7 @@ async function main() {
       seed: { ...SEED, ...seedFigures },
       reportLatency,
       import: importFigures,
+      loads,
       baselineSendsSameBytes: sameBytes,
       workloads: results,
       peakRssMb,
@@ -382,7 +394,7 @@ async function main() {
   }
 }
 
-function printTable({ workloads, reportLatency, seed, import: imported, peakRssMb, soak }) {
+function printTable({ workloads, reportLatency, seed, import: imported, loads, peakRssMb, soak }) {
   const pad = (x, n) => String(x).padEnd(n);
   const padl = (x, n) => String(x).padStart(n);
   console.log(
@@ -410,6 +422,7 @@ function printTable({ workloads, reportLatency, seed, import: imported, peakRssM
   );
   if (seed) console.log(`seed: ${JSON.stringify(seed)}`);
   console.log(`import: ${JSON.stringify(imported)}`);
+  printLoadsTable(loads);
   console.log(
     `\npeak RSS of the service: ${peakRssMb} MB${soak ? `; over a ${soak.seconds} s soak: ${soak.rssFirst10sMb} MB in the first 10 s, ${soak.rssLast10sMb} MB in the last 10 s` : ''}`,
   );

@@ -1,12 +1,14 @@
 /**
  * The check pass of an import: every row of every source file, streamed, through the row rules
- * (row-rules.ts) and the key index (key-index.ts), then the keys against the store. Problems are
- * pushed as `file:line` as found; nothing is held in memory but a chunk of text and the problems.
+ * (row-rules.ts), the upsert rules against what the store holds (stored-rows.ts) and the key
+ * index (key-index.ts), then the codes and references against the store. Problems are pushed as
+ * `file:line` as found; nothing is held in memory but a chunk of text and the problems.
  */
 import type { AdminWrites } from '../store/store.js';
 import type { ProblemSink } from './import-problems.js';
 import { KeyIndex } from './key-index.js';
 import { checkRow } from './row-rules.js';
+import { judgeStoredRows, type CheckedRow } from './stored-rows.js';
 import { NotUtf8Error, streamSource, type SourceFile } from './source-files.js';
 
 /** A source file and a way to read its text, in chunks, as many times as asked. */
@@ -26,11 +28,14 @@ export async function checkSources(
       const { file, table, format } = source;
       try {
         for await (const rows of streamSource(source, source.text(), problems)) {
+          const batch: CheckedRow[] = [];
           for (const { line, values } of rows) {
             const checked = checkRow(table, values, { workspaceId, format });
             for (const message of checked.problems) problems.push({ file, line, message });
             keys.note(table, file, line, checked.row);
+            batch.push({ file, line, row: checked.row });
           }
+          await judgeStoredRows(store, table, workspaceId, batch, problems);
         }
       } catch (error) {
         if (!(error instanceof NotUtf8Error)) throw error;
@@ -38,7 +43,35 @@ export async function checkSources(
       }
     }
     await keys.checkStored(store);
+    if (keys.hasMissing) await reportMissingReferences(sources, workspaceId, keys);
   } finally {
     keys.close();
+  }
+}
+
+/**
+ * Reads the files once more, only when a reference is missing (the import fails anyway), to
+ * name every row that makes one, in file and line order.
+ */
+async function reportMissingReferences(
+  sources: readonly ImportSource[],
+  workspaceId: string,
+  keys: KeyIndex,
+): Promise<void> {
+  const ignored = { push: () => {} };
+  for (const source of sources) {
+    const { file, table, format } = source;
+    try {
+      for await (const rows of streamSource(source, source.text(), ignored))
+        for (const { line, values } of rows)
+          keys.missingReferences(
+            table,
+            file,
+            line,
+            checkRow(table, values, { workspaceId, format }).row,
+          );
+    } catch (error) {
+      if (!(error instanceof NotUtf8Error)) throw error;
+    }
   }
 }

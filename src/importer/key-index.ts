@@ -1,28 +1,17 @@
 /**
- * The checks across rows, for files of any size: ids unique within the files; an id already
- * stored is an update, judged by the upsert rules (src/store/load/upsert-rules.ts: another
- * workspace's id, a changed time entry or invoice line, or a changed record with the stored
- * `updated_at` are refused); supplier codes unique within the workspace (a code another stored
- * supplier holds is refused); every worker_id, assignment_id, timesheet_id and invoice_id naming
- * a record in the files or in the workspace. The keys seen, each with a digest of its row, are
- * kept in a scratch SQLite file on disk, not in memory, and the store is asked about them a chunk
- * at a time.
+ * The checks across rows, for files of any size: ids unique within the files; supplier codes
+ * unique within the workspace (a code another stored supplier holds is refused); every
+ * worker_id, assignment_id, timesheet_id and invoice_id naming a record in the files or in the
+ * workspace. The keys seen are kept in a scratch SQLite file on disk, not in memory, and the
+ * store is asked about them a chunk at a time. (Ids the store holds are judged as rows arrive:
+ * stored-rows.ts.)
  */
 import Database from 'better-sqlite3';
-import { hash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  canonicalRow,
-  classify,
-  storedVersionOf,
-  VERSION_COLUMN,
-} from '../store/load/upsert-rules.js';
 import type { Row } from '../store/sink.js';
-import { TABLES } from '../store/schema.js';
 import type { AdminWrites } from '../store/store.js';
-import { columnNames, type Table } from '../store/table.js';
 import { COLUMN_RULES, IMPORT_TABLES, type ImportTable } from './import-tables.js';
 import { shown, type ProblemSink } from './import-problems.js';
 
@@ -32,9 +21,9 @@ const CHUNK = 500;
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 const SCHEMA = `
-  CREATE TABLE ids (tbl TEXT, id TEXT, file TEXT, line INTEGER, digest TEXT, version TEXT, PRIMARY KEY (tbl, id)) WITHOUT ROWID;
+  CREATE TABLE ids (tbl TEXT, id TEXT, file TEXT, line INTEGER, PRIMARY KEY (tbl, id)) WITHOUT ROWID;
   CREATE TABLE codes (code TEXT PRIMARY KEY, id TEXT, file TEXT, line INTEGER) WITHOUT ROWID;
-  CREATE TABLE refs (target TEXT, id TEXT, column_name TEXT, column_index INTEGER, file TEXT, line INTEGER);
+  CREATE TABLE refs (target TEXT, id TEXT, PRIMARY KEY (target, id)) WITHOUT ROWID;
   CREATE TABLE missing (target TEXT, id TEXT, PRIMARY KEY (target, id)) WITHOUT ROWID;
 `;
 
@@ -46,6 +35,10 @@ export class KeyIndex {
   private readonly insertCode;
   private readonly firstCode;
   private readonly insertRef;
+  private readonly isMissing;
+  /** References noted lately: rows of a file mostly name the same few records. */
+  private readonly recentRefs = new Set<string>();
+  private missingCount = 0;
 
   constructor(
     private readonly workspaceId: string,
@@ -55,43 +48,36 @@ export class KeyIndex {
     this.db.pragma('synchronous = OFF');
     this.db.exec(SCHEMA);
     this.insertId = this.db.prepare(
-      'INSERT OR IGNORE INTO ids (tbl, id, file, line, digest, version) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT OR IGNORE INTO ids (tbl, id, file, line) VALUES (?, ?, ?, ?)',
     );
     this.firstId = this.db.prepare('SELECT line FROM ids WHERE tbl = ? AND id = ?').pluck();
     this.insertCode = this.db.prepare(
       'INSERT OR IGNORE INTO codes (code, id, file, line) VALUES (?, ?, ?, ?)',
     );
     this.firstCode = this.db.prepare('SELECT line FROM codes WHERE code = ?').pluck();
-    this.insertRef = this.db.prepare(
-      'INSERT INTO refs (target, id, column_name, column_index, file, line) VALUES (?, ?, ?, ?, ?, ?)',
-    );
+    this.insertRef = this.db.prepare('INSERT OR IGNORE INTO refs (target, id) VALUES (?, ?)');
+    this.isMissing = this.db.prepare('SELECT 1 FROM missing WHERE target = ? AND id = ?').pluck();
     this.db.exec('BEGIN');
   }
 
   /** Notes a checked row's keys; a repeat within the files is a problem at once. */
   note(table: ImportTable, file: string, line: number, row: Row): void {
     const id = text(row.id);
-    const version = VERSION_COLUMN[table];
-    if (
-      id !== null &&
-      this.insertId.run(
-        table,
-        id,
-        file,
-        line,
-        digest(canonicalRow(table, row)),
-        version ? text(row[version]) : null,
-      ).changes === 0
-    )
+    if (id !== null && this.insertId.run(table, id, file, line).changes === 0)
       this.duplicate(file, line, 'id', id, this.firstId.get(table, id) as number);
     const code = table === 'suppliers' ? text(row.code) : null;
     if (code !== null && this.insertCode.run(code, id, file, line).changes === 0)
       this.duplicate(file, line, 'code', code, this.firstCode.get(code) as number);
-    COLUMN_RULES[table].forEach((rule, index) => {
-      const target = rule.references as ImportTable | undefined;
+    for (const rule of COLUMN_RULES[table]) {
+      const target = rule.references;
       const ref = target ? text(row[rule.name]) : null;
-      if (target && ref !== null) this.insertRef.run(target, ref, rule.name, index, file, line);
-    });
+      if (!target || ref === null) continue;
+      const key = `${target}\u0000${ref}`;
+      if (this.recentRefs.has(key)) continue;
+      if (this.recentRefs.size >= 10_000) this.recentRefs.clear();
+      this.recentRefs.add(key);
+      this.insertRef.run(target, ref);
+    }
   }
 
   private duplicate(file: string, line: number, column: string, value: string, first: number) {
@@ -114,56 +100,6 @@ export class KeyIndex {
       if (page.length > 0) yield page;
       if (page.length < CHUNK) return;
       from = after(page[page.length - 1]);
-    }
-  }
-
-  /**
-   * Each noted id the store already holds, judged as the load will judge it (an update, the same
-   * row, an older one, or a problem), a page of ids at a time.
-   */
-  private async judgeStored(store: Pick<AdminWrites, 'storedRows'>): Promise<void> {
-    type Key = {
-      tbl: ImportTable;
-      id: string;
-      file: string;
-      line: number;
-      digest: string;
-      version: string | null;
-    };
-    const noted = new Set(this.db.prepare('SELECT DISTINCT tbl FROM ids').pluck().all());
-    for (const table of IMPORT_TABLES.filter((t) => noted.has(t))) {
-      const columns = columnNames(TABLES.get(table) as Table);
-      const pages = this.pages<Key>(
-        'SELECT * FROM ids WHERE tbl = ? AND id > ? ORDER BY id LIMIT ?',
-        [table, ''],
-        (last) => [table, last.id],
-      );
-      for (const page of pages) {
-        const stored = new Map(
-          (
-            await store.storedRows(
-              table,
-              'id',
-              page.map((k) => k.id),
-              columns,
-              null,
-            )
-          ).map((row) => [String(row.id), row as Row]),
-        );
-        for (const key of page) {
-          const held = stored.get(key.id);
-          if (!held) continue;
-          const version = storedVersionOf(table, held);
-          const outcome = classify(
-            table,
-            { id: key.id, content: key.digest, version: key.version },
-            { ...version, content: digest(version.content) },
-            this.workspaceId,
-          );
-          if (typeof outcome === 'object')
-            this.problems.push({ file: key.file, line: key.line, message: outcome.problem });
-        }
-      }
     }
   }
 
@@ -202,13 +138,11 @@ export class KeyIndex {
   /** The checks against what the store holds, once every row has been noted. */
   async checkStored(store: Pick<AdminWrites, 'storedRows'>): Promise<void> {
     this.db.exec('COMMIT');
-    this.db.exec('CREATE INDEX refs_target ON refs (target, id)');
-    await this.judgeStored(store);
     await this.judgeCodes(store);
     // References to ids the files do not bring must name a record of the workspace.
     type Ref = { target: ImportTable; id: string };
     const unresolved = this.pages<Ref>(
-      `SELECT DISTINCT target, id FROM refs r WHERE (target, id) > (?, ?)
+      `SELECT target, id FROM refs r WHERE (target, id) > (?, ?)
          AND NOT EXISTS (SELECT 1 FROM ids i WHERE i.tbl = r.target AND i.id = r.id)
        ORDER BY target, id LIMIT ?`,
       ['', ''],
@@ -226,28 +160,33 @@ export class KeyIndex {
         for (const id of ids) if (!found.has(id)) miss.run(target, id);
       }
     }
-    // Each referring row, in file and line order, its columns left to right.
-    const referring = this.db.prepare(
-      `SELECT r.target, r.id, r.column_name, r.file, r.line FROM refs r
-       JOIN missing m ON m.target = r.target AND m.id = r.id ORDER BY r.file, r.line, r.column_index`,
-    );
-    for (const ref of referring.iterate() as Iterable<
-      Ref & { column_name: string; file: string; line: number }
-    >)
+    this.missingCount = Number(this.db.prepare('SELECT COUNT(*) FROM missing').pluck().get());
+  }
+
+  /** True when some reference names a record neither in the files nor in the workspace. */
+  get hasMissing(): boolean {
+    return this.missingCount > 0;
+  }
+
+  /**
+   * The problems of a row whose references name records neither in the files nor in the
+   * workspace, its columns left to right (read again once `hasMissing` says there are some).
+   */
+  missingReferences(table: ImportTable, file: string, line: number, row: Row): void {
+    for (const rule of COLUMN_RULES[table]) {
+      const target = rule.references;
+      const ref = target ? text(row[rule.name]) : null;
+      if (!target || ref === null || this.isMissing.get(target, ref) === undefined) continue;
       this.problems.push({
-        file: ref.file,
-        line: ref.line,
-        message: `${ref.column_name} ${shown(ref.id)} is neither in the ${ref.target} file nor in workspace ${this.workspaceId}`,
+        file,
+        line,
+        message: `${rule.name} ${shown(ref)} is neither in the ${target} file nor in workspace ${this.workspaceId}`,
       });
+    }
   }
 
   close(): void {
     if (this.db.open) this.db.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/** A row's canonical content as a short digest: what the scratch index compares. */
-function digest(content: string): string {
-  return hash('sha1', content, 'base64');
 }

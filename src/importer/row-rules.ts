@@ -18,16 +18,36 @@ const RANGES = {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * Values already found valid: a file repeats its dates and times (a day's entries, a load's
+ * timestamp), and parsing each again is the importer's largest cost of checking a row.
+ * Cleared when full, so memory is bounded whatever the file.
+ */
+const validDates = new Set<string>();
+const validTimestamps = new Set<string>();
+
 /** The stored formats, and a real instant: no 2026-02-30 or 24:00. */
-function isStoredTime(value: string, pattern: RegExp, asTimestamp: string): boolean {
+function isStoredTime(
+  value: string,
+  pattern: RegExp,
+  asTimestamp: string,
+  validTimes: Set<string>,
+): boolean {
+  if (validTimes.has(value)) return true;
   const time = Date.parse(asTimestamp);
-  return pattern.test(value) && !Number.isNaN(time) && new Date(time).toISOString() === asTimestamp;
+  const valid =
+    pattern.test(value) && !Number.isNaN(time) && new Date(time).toISOString() === asTimestamp;
+  if (valid) {
+    if (validTimes.size >= 100_000) validTimes.clear();
+    validTimes.add(value);
+  }
+  return valid;
 }
 
 const isCalendarDate = (value: string) =>
-  isStoredTime(value, /^\d{4}-\d{2}-\d{2}$/, `${value}T00:00:00.000Z`);
+  isStoredTime(value, /^\d{4}-\d{2}-\d{2}$/, `${value}T00:00:00.000Z`, validDates);
 const isTimestamp = (value: string) =>
-  isStoredTime(value, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, value);
+  isStoredTime(value, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, value, validTimestamps);
 
 function integerOf(rule: ColumnRule, raw: unknown, format: SourceFormat): Converted {
   const number =

@@ -22,6 +22,11 @@ export interface Dialect extends SqlDialect {
   upsert(table: string, columns: readonly string[], key: readonly string[]): string;
   /** False for a read-only analytical copy: its tables declare no keys (they only slow loading). */
   readonly keys: boolean;
+  /**
+   * Statements that give the open transaction an empty scratch table of its own, gone with the
+   * connection (SQLite) or the transaction (PostgreSQL): `body` is the column list in parentheses.
+   */
+  scratchTable(name: string, body: string): string[];
 }
 
 /** CREATE TABLE for one table in a dialect; a one-column primary key is declared on the column. */
@@ -60,17 +65,21 @@ export function migrationSql(dialect: Dialect, migration: Migration): string {
 
 /**
  * `INSERT … VALUES (…), (…)` for `count` rows; with `conflictKey`, `ON CONFLICT … DO UPDATE` of
- * the other columns, which SQLite and PostgreSQL both speak.
+ * the other columns (or `DO NOTHING`: the stored row is kept), which SQLite and PostgreSQL both
+ * speak.
  */
 export function insertSql(
   table: string,
   columns: readonly string[],
   count: number,
   conflictKey?: readonly string[],
+  onConflict: 'update' | 'ignore' = 'update',
 ): string {
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   let sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array<string>(count).fill(tuple).join(', ')}`;
-  if (conflictKey) {
+  if (conflictKey && onConflict === 'ignore')
+    sql += ` ON CONFLICT (${conflictKey.join(', ')}) DO NOTHING`;
+  else if (conflictKey) {
     const updates = columns
       .filter((c) => !conflictKey.includes(c))
       .map((c) => `${c} = excluded.${c}`);

@@ -9,7 +9,7 @@
  * billing-entity visibility filters on it through the (workspace_id, supplier_ref, ...) indexes.
  */
 
-import { CHANGE_LOG_TABLES, ENTRY_DEPENDENCY_INDEXES, START_CHANGE_LOG } from './sql/change-log.js';
+import { CHANGE_LOG_TABLES, START_CHANGE_LOG } from './sql/change-log.js';
 import { REFRESH_REPORT_FACTS, REPORT_FACT_TABLES } from './sql/report-facts.js';
 import type { Table } from './table.js';
 
@@ -310,8 +310,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { tables: BASE_TABLES, statements: [] },
   // 2: report fact tables, filled from whatever data is already there.
   { tables: REPORT_FACT_TABLES, statements: REFRESH_REPORT_FACTS },
-  // 3: data versions, the change log, and what a load needs to rewrite facts by delta.
-  { tables: CHANGE_LOG_TABLES, statements: [...ENTRY_DEPENDENCY_INDEXES, ...START_CHANGE_LOG] },
+  // 3: data versions and the change log.
+  { tables: CHANGE_LOG_TABLES, statements: START_CHANGE_LOG },
 ];
 
 /** Every table of the schema by name. */

@@ -274,6 +274,8 @@ export interface FactSnapshot {
    * in the order the SELECT gives.
    */
   lines(sql: string, params: readonly unknown[], pageSize: number): AsyncIterable<string[]>;
+  /** The rows of a small SELECT. */
+  all(sql: string, params: readonly unknown[]): Promise<Row[]>;
 }
 
 /** What the columnar copies of the report facts are written and patched from (src/store/duckdb/). */

@@ -4,7 +4,7 @@
  * a patch (DESIGN §4.11). Changed rows are found through the change log: a projected record by
  * its own change; a time entry's facts through its timesheet's change (entries are only ever
  * added, and adding one changes its timesheet) or a fact-column change of its assignment or
- * worker (`fact_changes`); an invoice line's facts through its invoice's change.
+ * worker (`fact_changes`, read first); an invoice line's facts through its invoice's change.
  */
 import { FEED_TYPE_OF, isFeedTable } from '../sql/change-log.js';
 import { baseType, columnNames } from '../table.js';
@@ -30,41 +30,67 @@ export function wholeTableSql(copy: ColumnarTable): string {
   return `SELECT ${csvLine(copy, 't')} AS line FROM ${copy.source.name} t ORDER BY ${key}`;
 }
 
-export interface DeltaSql {
-  /** SELECT of the CSV lines of the rows changed after the version given as every `?`. */
-  lines: string;
-  /** How many `?` it takes, each the version. */
-  params: number;
+/** Assignments and workers whose fact columns changed after a version (fact_changes). */
+export interface MovedRecords {
+  assignments: string[];
+  workers: string[];
 }
 
-/** Time entries whose facts may have changed after a version: keys, at most once each. */
-const CHANGED_ENTRIES = `
-  SELECT e.workspace_id, e.work_date, e.id FROM record_changes c
-    JOIN time_entries e ON e.timesheet_id = c.id WHERE c.type = 'timesheet' AND c.version > ?
-  UNION SELECT e.workspace_id, e.work_date, e.id FROM fact_changes c
-    JOIN time_entries e ON e.assignment_id = c.id WHERE c.kind = 'assignment' AND c.version > ?
-  UNION SELECT e.workspace_id, e.work_date, e.id FROM fact_changes c
-    JOIN time_entries e ON e.worker_id = c.id WHERE c.kind = 'worker' AND c.version > ?`;
+/** The SELECT of moved records a patch reads first. */
+export const MOVED_SQL = 'SELECT kind, id FROM fact_changes WHERE version > ?';
 
-/** The rows of a columnar table changed after a version. */
-export function deltaSql(copy: ColumnarTable): DeltaSql {
+/**
+ * Time entries whose facts may have changed after a version, at most once each: those of
+ * changed timesheets (by index), and those of moved assignments and workers (one scan of the
+ * entries, only when some moved).
+ */
+function changedEntries(moved: MovedRecords): { sql: string; params: unknown[] } {
+  let sql = `SELECT e.workspace_id, e.work_date, e.id FROM record_changes c
+    JOIN time_entries e ON e.timesheet_id = c.id WHERE c.type = 'timesheet' AND c.version > ?`;
+  const of = [
+    ...(moved.assignments.length > 0
+      ? [`e.assignment_id IN (${moved.assignments.map(() => '?').join(', ')})`]
+      : []),
+    ...(moved.workers.length > 0
+      ? [`e.worker_id IN (${moved.workers.map(() => '?').join(', ')})`]
+      : []),
+  ];
+  if (of.length > 0)
+    sql += ` UNION SELECT e.workspace_id, e.work_date, e.id FROM time_entries e WHERE ${of.join(' OR ')}`;
+  return { sql, params: [...moved.assignments, ...moved.workers] };
+}
+
+/**
+ * The rows of a columnar table changed after `version`: its SELECT of CSV lines and parameters.
+ */
+export function deltaSql(
+  copy: ColumnarTable,
+  version: number,
+  moved: MovedRecords,
+): { lines: string; params: unknown[] } {
   const name = copy.source.name;
-  let from: string;
-  let params = 1;
+  const line = `SELECT ${csvLine(copy, 't')} AS line FROM `;
   if (name === 'report_time_entries') {
-    from = `(${CHANGED_ENTRIES}) k JOIN report_time_entries t
-      ON t.workspace_id = k.workspace_id AND t.work_date = k.work_date AND t.id = k.id`;
-    params = 3;
-  } else if (name === 'report_invoice_lines') {
-    from = `record_changes c JOIN invoice_lines l ON l.invoice_id = c.id
-      JOIN invoices i ON i.id = l.invoice_id
-      JOIN report_invoice_lines t ON t.workspace_id = l.workspace_id AND t.invoice_period = i.period_start AND t.id = l.id
-      WHERE c.type = 'invoice' AND c.version > ?`;
-  } else if (isFeedTable(name)) {
-    from = `record_changes c JOIN ${name} t ON t.id = c.id
-      WHERE c.type = '${FEED_TYPE_OF[name]}' AND c.version > ?`;
-  } else {
-    throw new Error(`no change log covers ${name}`);
+    const entries = changedEntries(moved);
+    return {
+      lines: `${line}(${entries.sql}) k JOIN report_time_entries t
+        ON t.workspace_id = k.workspace_id AND t.work_date = k.work_date AND t.id = k.id`,
+      params: [version, ...entries.params],
+    };
   }
-  return { lines: `SELECT ${csvLine(copy, 't')} AS line FROM ${from}`, params };
+  if (name === 'report_invoice_lines')
+    return {
+      lines: `${line}record_changes c JOIN invoice_lines l ON l.invoice_id = c.id
+        JOIN invoices i ON i.id = l.invoice_id
+        JOIN report_invoice_lines t ON t.workspace_id = l.workspace_id AND t.invoice_period = i.period_start AND t.id = l.id
+        WHERE c.type = 'invoice' AND c.version > ?`,
+      params: [version],
+    };
+  if (isFeedTable(name))
+    return {
+      lines: `${line}record_changes c JOIN ${name} t ON t.id = c.id
+        WHERE c.type = '${FEED_TYPE_OF[name]}' AND c.version > ?`,
+      params: [version],
+    };
+  throw new Error(`no change log covers ${name}`);
 }

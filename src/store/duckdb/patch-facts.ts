@@ -3,11 +3,14 @@ import type { DataVersion, FactSource } from '../store.js';
 import { exportSome, readCsvSql } from './build-facts.js';
 import { COLUMNAR_TABLES, type ColumnarTable } from './columnar-tables.js';
 import type { DuckdbFacts } from './duckdb-facts.js';
-import { deltaSql } from './fact-export.js';
+import { deltaSql, MOVED_SQL, type MovedRecords } from './fact-export.js';
 import { partialPath } from './facts-files.js';
 
 /** Lines of CSV read from the row store per page. */
 const PAGE = 20_000;
+
+/** Moved assignments and workers a patch takes (each a query parameter). */
+const MAX_MOVED = 10_000;
 
 /**
  * What bringing a copy to the row store's version came to: nothing to do; patched; or not
@@ -53,12 +56,18 @@ export async function patchColumnarFacts(
       if (snapshot.version.epoch !== held.epoch)
         return { kind: 'rebuild', reason: 'epoch' } as const;
       if (snapshot.version.version <= held.version) return { kind: 'current' } as const;
+      const moved: MovedRecords = { assignments: [], workers: [] };
+      for (const { kind, id } of await snapshot.all(MOVED_SQL, [held.version]))
+        moved[kind === 'assignment' ? 'assignments' : 'workers'].push(String(id));
+      // Thousands of assignments or workers moved (a reorganisation): a new copy costs less.
+      if (moved.assignments.length + moved.workers.length > MAX_MOVED)
+        return { kind: 'rebuild', reason: 'size' } as const;
       let rows = 0;
       for (const copy of COLUMNAR_TABLES) {
-        const sql = deltaSql(copy);
+        const sql = deltaSql(copy, held.version, moved);
         const file = `${partialPath(options.dir, `delta-${copy.table.name}`)}.csv`;
         deltas.push({ copy, file, rows: 0 });
-        const lines = snapshot.lines(sql.lines, Array(sql.params).fill(held.version), PAGE);
+        const lines = snapshot.lines(sql.lines, sql.params, PAGE);
         const iterator = lines[Symbol.asyncIterator]();
         try {
           // One file per table, cut short when the patch has grown past its worth.

@@ -7,22 +7,19 @@
  * cannot apply to new rows and builds facts and change log once, at the end, in key order.
  */
 import { FEED_TYPE_OF, isFeedTable } from '../sql/change-log.js';
-import {
-  entryFactsSelect,
-  FACT_DEPENDENCIES,
-  lineFactsSelect,
-  REBUILD_FACTS,
-} from '../sql/report-facts.js';
+import { FACT_DEPENDENCIES } from '../sql/report-facts.js';
 import { DATA_TABLES, TABLES, type DataTable } from '../schema.js';
 import type { Row } from '../sink.js';
 import { columnNames, type Table } from '../table.js';
 import {
   canonicalRow,
   classify,
+  sameValue,
   storedVersionOf,
   upsertsById,
   VERSION_COLUMN,
 } from './upsert-rules.js';
+import { FactDelta, type Dependent, type FactTable } from './fact-delta.js';
 import type { WriteSession } from './write-session.js';
 
 /** What a load did with the rows of one table. */
@@ -47,14 +44,10 @@ export class LoadConflictError extends Error {
 /** Ids looked up, and statements written, at once. */
 const CHUNK = 500;
 
+/** Records remembered as already in this load's change log, at most. */
+const RECORDED_KEPT = 200_000;
+
 const placeholders = (n: number) => Array<string>(n).fill('?').join(', ');
-
-const same = (a: unknown, b: unknown) =>
-  a === null || a === undefined
-    ? b === null || b === undefined
-    : b !== null && b !== undefined && String(a) === String(b);
-
-type Dependent = keyof typeof FACT_DEPENDENCIES;
 
 function tableOf(name: string): Table {
   const table = TABLES.get(name);
@@ -70,9 +63,11 @@ export class LoadWriter {
   changed = false;
   /** Tables this load found empty when it first wrote them: every row is new. */
   private readonly fresh = new Map<DataTable, boolean>();
-  /** Built whole at the end, because they were empty at the start (see `start`). */
+  /** Records this load has put in the change log already (type NUL id). */
+  private readonly recorded = new Set<string>();
+  /** Built whole at the end, because it was empty at the start (see `start`). */
   private deferChangeLog = false;
-  private readonly deferFacts = new Set<'entries' | 'lines'>();
+  private facts: FactDelta | null = null;
 
   /** `version`: the data version this load commits, one above the stored one. */
   constructor(
@@ -83,8 +78,11 @@ export class LoadWriter {
   /** Looks at what is stored before the first write: an empty change log or fact table is built at the end. */
   async start(): Promise<void> {
     this.deferChangeLog = await this.isEmpty('record_changes');
-    if (await this.isEmpty('time_entries')) this.deferFacts.add('entries');
-    if (await this.isEmpty('invoice_lines')) this.deferFacts.add('lines');
+    const whole = new Set<FactTable>();
+    if (await this.isEmpty('time_entries')) whole.add('entries');
+    if (await this.isEmpty('invoice_lines')) whole.add('lines');
+    this.facts = new FactDelta(this.session, whole);
+    await this.facts.start();
   }
 
   private async isEmpty(table: string): Promise<boolean> {
@@ -185,35 +183,42 @@ export class LoadWriter {
         ...inserted.map((r) => String(r.id)),
         ...updated.map((u) => String(u.row.id)),
       ]);
+    const facts = this.facts as FactDelta;
     if (Object.hasOwn(FACT_DEPENDENCIES, table))
-      for (const { old, row } of updated)
-        await this.rewriteDependents(table as Dependent, old, row);
+      for (const { old, row } of updated) {
+        const moved = await facts.updated(table as Dependent, old, row);
+        if (moved && (table === 'assignments' || table === 'workers') && !this.deferChangeLog)
+          await this.session.insertRows(
+            'fact_changes',
+            ['kind', 'id', 'version'],
+            [[table === 'assignments' ? 'assignment' : 'worker', row.id, this.version]],
+            ['kind', 'id'],
+          );
+      }
     if (table === 'assignments') await this.noteSupplierLinks(workspace, inserted, updated);
     if (table === 'time_entries' && inserted.length > 0) {
-      if (!this.deferFacts.has('entries'))
-        await this.session.run(
-          `INSERT INTO report_time_entries ${entryFactsSelect(`e.id IN (${placeholders(inserted.length)})`)}`,
-          inserted.map((r) => r.id),
-        );
+      await facts.inserted('entries', inserted);
       await this.recordChanges('timesheet', workspace, distinct(inserted, 'timesheet_id'));
     }
     if (table === 'invoice_lines' && inserted.length > 0) {
-      if (!this.deferFacts.has('lines'))
-        await this.session.run(
-          `INSERT INTO report_invoice_lines ${lineFactsSelect(`l.id IN (${placeholders(inserted.length)})`)}`,
-          inserted.map((r) => r.id),
-        );
+      await facts.inserted('lines', inserted);
       await this.recordChanges('invoice', workspace, distinct(inserted, 'invoice_id'));
     }
   }
 
   /** These records changed at this load's version (DESIGN §4.11). */
   private async recordChanges(type: string, workspace: string, ids: readonly string[]) {
-    if (this.deferChangeLog || ids.length === 0) return;
+    if (this.deferChangeLog) return;
+    // A timesheet gains entries batch after batch: it is recorded once per load, not per batch.
+    const fresh = ids.filter((id) => !this.recorded.has(`${type}\u0000${id}`));
+    if (fresh.length === 0) return;
+    // Bounded: forgetting only costs recording a record again, which changes nothing.
+    if (this.recorded.size > RECORDED_KEPT) this.recorded.clear();
+    for (const id of fresh) this.recorded.add(`${type}\u0000${id}`);
     await this.session.insertRows(
       'record_changes',
       ['type', 'id', 'workspace_id', 'version'],
-      ids.map((id) => [type, id, workspace, this.version]),
+      fresh.map((id) => [type, id, workspace, this.version]),
       ['type', 'id'],
     );
   }
@@ -234,7 +239,8 @@ export class LoadWriter {
       ...updated
         .filter(
           ({ old, row }) =>
-            !same(old.worker_id, row.worker_id) || !same(old.supplier_ref, row.supplier_ref),
+            !sameValue(old.worker_id, row.worker_id) ||
+            !sameValue(old.supplier_ref, row.supplier_ref),
         )
         .map((u) => u.row),
     ];
@@ -251,49 +257,10 @@ export class LoadWriter {
     );
   }
 
-  /** Rewrites the facts that copy a column of `row` when this update changed one. */
-  private async rewriteDependents(table: Dependent, old: Row, row: Row): Promise<void> {
-    const dependency = FACT_DEPENDENCIES[table];
-    if (dependency.columns.every((c) => same(old[c], row[c]))) return;
-    const id = row.id;
-    if (dependency.facts === 'lines') {
-      if (this.deferFacts.has('lines')) return;
-      // Line facts are keyed by the invoice's period: the old one finds them.
-      await this.session.run(
-        `DELETE FROM report_invoice_lines WHERE workspace_id = ? AND invoice_period = ?
-           AND id IN (SELECT id FROM invoice_lines WHERE invoice_id = ?)`,
-        [row.workspace_id, old.period_start, id],
-      );
-      await this.session.run(
-        `INSERT INTO report_invoice_lines ${lineFactsSelect('l.invoice_id = ?')}`,
-        [id],
-      );
-      return;
-    }
-    if (this.deferFacts.has('entries')) return;
-    const by = dependency.by;
-    await this.session.run(
-      `DELETE FROM report_time_entries WHERE workspace_id = ?
-         AND (work_date, id) IN (SELECT work_date, id FROM time_entries WHERE ${by} = ?)`,
-      [row.workspace_id, id],
-    );
-    await this.session.run(`INSERT INTO report_time_entries ${entryFactsSelect(`e.${by} = ?`)}`, [
-      id,
-    ]);
-    if (table !== 'timesheets' && !this.deferChangeLog)
-      await this.session.insertRows(
-        'fact_changes',
-        ['kind', 'id', 'version'],
-        [[table === 'assignments' ? 'assignment' : 'worker', id, this.version]],
-        ['kind', 'id'],
-      );
-  }
-
-  /** What was left to the end: facts and change log of tables that were empty at the start. */
+  /** What was left to the end: the facts, and the change log when it was empty at the start. */
   async finishWrites(): Promise<void> {
     if (!this.changed) return;
-    for (const facts of this.deferFacts)
-      for (const sql of REBUILD_FACTS[facts]) await this.session.run(sql);
+    await this.facts?.finish();
     if (this.deferChangeLog) {
       await this.session.run('DELETE FROM record_changes');
       for (const [table, type] of Object.entries(FEED_TYPE_OF))

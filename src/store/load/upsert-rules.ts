@@ -36,6 +36,12 @@ export function upsertsById(table: DataTable): boolean {
   return APPEND_ONLY.has(table) || VERSION_COLUMN[table] !== undefined;
 }
 
+/** Two stored values are the same (null only equals null; numbers and their text alike). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === null || a === undefined) return b === null || b === undefined;
+  return b !== null && b !== undefined && String(a) === String(b);
+}
+
 export type Outcome = 'insert' | 'update' | 'unchanged' | 'skip' | { problem: string };
 
 /** A stored or incoming value as compared: integers as numbers (PostgreSQL sends BIGINT as text). */

@@ -13,12 +13,14 @@ export interface WriteSession {
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /**
    * Inserts `rows` (values in `columns` order). With `conflictKey`, a row whose key is stored
-   * replaces the stored row's other columns; without it, such a row is an error.
+   * replaces the stored row's other columns (`ignore`: leaves the stored row); without it, such
+   * a row is an error.
    */
   insertRows(
     table: string,
     columns: readonly string[],
     rows: readonly (readonly unknown[])[],
     conflictKey?: readonly string[],
+    onConflict?: 'update' | 'ignore',
   ): Promise<void>;
 }

@@ -35,6 +35,7 @@ export const postgresDialect: Dialect = {
   params: toPostgresParams,
   upsert: onConflictUpsert,
   keys: true,
+  scratchTable: (name, body) => [`CREATE TEMP TABLE ${name} ${body} ON COMMIT DROP`],
   isoWeekStart: (d) => `to_char(date_trunc('week', (${d})::date), 'YYYY-MM-DD')`,
   daysBetween: (a, b) =>
     `(EXTRACT(EPOCH FROM ((${b})::timestamptz - (${a})::timestamptz)) / 86400.0)`,

@@ -287,12 +287,15 @@ export class PostgresStore extends SqlStore {
         dialect: this.dialect,
         all: async (sql, params) => (await query(sql, params)).rows as Row[],
         run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
-        insertRows: async (table, columns, rows, conflictKey) => {
+        insertRows: async (table, columns, rows, conflictKey, onConflict) => {
           // Multi-row INSERTs of up to ~60,000 parameters (PostgreSQL's limit is 65,535).
           const perStatement = Math.max(1, Math.floor(60_000 / columns.length));
           for (let start = 0; start < rows.length; start += perStatement) {
             const chunk = rows.slice(start, start + perStatement);
-            await query(insertSql(table, columns, chunk.length, conflictKey), chunk.flat());
+            await query(
+              insertSql(table, columns, chunk.length, conflictKey, onConflict),
+              chunk.flat(),
+            );
           }
         },
       };
@@ -342,6 +345,7 @@ export class PostgresStore extends SqlStore {
             await client.query(`CLOSE ${name}`);
           }
         },
+        all: async (sql, params) => (await client.query(query(sql, params, 0))).rows as Row[],
       });
     } catch (error) {
       throw translate(error);

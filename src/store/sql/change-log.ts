@@ -10,6 +10,9 @@ import type { Table } from '../table.js';
  * "what changed after version v" is one index range, and a record appears once, at its latest
  * version. `fact_changes` is internal: the assignments and workers whose report-fact columns
  * (org unit, site, job code; worker type) changed, whose time entries' facts a load rewrote.
+ * Time entries have no index by assignment or worker (each would cost every load of entries a
+ * third more): such a change, rare, costs its load and each copy's patch one scan of the time
+ * entries, whatever the number of assignments and workers it moved.
  */
 
 /** The feed's item types and the table each one's records are in. */
@@ -63,16 +66,6 @@ export const CHANGE_LOG_TABLES: readonly Table[] = [
     primaryKey: ['kind', 'id'],
     indexes: { fact_changes_delta: { columns: ['kind', 'version'] } },
   },
-];
-
-/**
- * Indexes that find a time entry's facts from the assignment or worker they depend on, so a
- * change of an assignment's org unit, site or job code, or of a worker's type, rewrites only
- * that assignment's or worker's facts.
- */
-export const ENTRY_DEPENDENCY_INDEXES = [
-  'CREATE INDEX time_entries_assignment ON time_entries (assignment_id)',
-  'CREATE INDEX time_entries_worker ON time_entries (worker_id)',
 ];
 
 /**

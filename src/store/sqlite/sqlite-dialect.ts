@@ -9,6 +9,10 @@ export const sqliteDialect: Dialect = {
   params: (params) => params as unknown[],
   upsert: onConflictUpsert,
   keys: true,
+  scratchTable: (name, body) => [
+    `CREATE TEMP TABLE IF NOT EXISTS ${name} ${body}`,
+    `DELETE FROM temp.${name}`,
+  ],
   isoWeekStart: (d) =>
     `date(${d}, '-' || ((CAST(strftime('%w', ${d}) AS INTEGER) + 6) % 7) || ' days')`,
   daysBetween: (a, b) => `(julianday(${b}) - julianday(${a}))`,

@@ -11,6 +11,10 @@ import { SqlStore } from '../sql-store.js';
 import type { FactSnapshot, PoolState, Row } from '../store.js';
 import { ReportPool, REPORT_WORKERS } from './report-pool.js';
 
+/** SQLite's page cache (KiB) for reads, and while a load writes. */
+const DEFAULT_CACHE_KB = 2000;
+const LOAD_CACHE_KB = 32768;
+
 /** Prepared statements kept per connection: a fixed number, least recently used dropped first. */
 export const STATEMENT_CACHE_SIZE = 256;
 
@@ -145,6 +149,9 @@ export class SqliteStore extends SqlStore {
    * transaction replaces: loads, refreshes and clears are serialised across processes.
    */
   protected async beginWrite(): Promise<VersionedWrite> {
+    // A load touches pages all over the tables' indexes: a page cache of 32 MB while it runs
+    // (SQLite's default is 2 MB) keeps a large one's index pages at hand, in bounded memory.
+    this.db.pragma(`cache_size = -${LOAD_CACHE_KB}`);
     this.db.exec('BEGIN IMMEDIATE');
     const stored = this.prepare("SELECT value FROM meta WHERE key = 'data_version'").get() as
       { value: string } | undefined;
@@ -152,8 +159,8 @@ export class SqliteStore extends SqlStore {
       dialect: this.dialect,
       all: async (sql, params = []) => this.prepare(sql).all(...params) as Row[],
       run: async (sql, params = []) => this.prepare(sql).run(...params).changes,
-      insertRows: async (table, columns, rows, conflictKey) => {
-        const statement = this.prepare(insertSql(table, columns, 1, conflictKey));
+      insertRows: async (table, columns, rows, conflictKey, onConflict) => {
+        const statement = this.prepare(insertSql(table, columns, 1, conflictKey, onConflict));
         for (const row of rows) statement.run(row);
       },
     };
@@ -163,6 +170,7 @@ export class SqliteStore extends SqlStore {
       commit: async () => {
         this.ownWrites++;
         this.db.exec('COMMIT');
+        this.db.pragma(`cache_size = -${DEFAULT_CACHE_KB}`);
         // Committed: what follows only tidies up, and SQLite does it again later if it fails here.
         try {
           this.db.pragma('optimize');
@@ -173,6 +181,7 @@ export class SqliteStore extends SqlStore {
       },
       rollback: async () => {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        this.db.pragma(`cache_size = -${DEFAULT_CACHE_KB}`);
       },
     };
   }
@@ -210,6 +219,7 @@ export class SqliteStore extends SqlStore {
           }
           if (page.length > 0) yield page;
         },
+        all: async (sql, params) => db.prepare(sql).all(...params) as Row[],
       });
     } finally {
       if (db.inTransaction) db.exec('COMMIT');
