@@ -46,6 +46,12 @@ export class ColumnarReports implements ReportFacts {
   readonly reportConcurrency: number;
   private live: DuckdbFacts | null = null;
   private job: Promise<void> | null = null;
+  /**
+   * Settles when the running job has patched the copy or found it cannot (and goes on to write
+   * a new one): what a report waits for, never for a whole copy being written.
+   */
+  private patched: Promise<void> | null = null;
+  private settlePatch: (() => void) | null = null;
   private retryAt = 0;
   /** Attempts failed in a row since the last success. */
   private failures = 0;
@@ -80,7 +86,7 @@ export class ColumnarReports implements ReportFacts {
     if (live && holds(live, now)) return live.engine;
     const job = this.catchUp();
     if (live && live.version.epoch === now.epoch) {
-      await Promise.race([job, delay(this.options.waitMs ?? DEFAULT_WAIT_MS)]);
+      await Promise.race([job, this.patched ?? job, delay(this.options.waitMs ?? DEFAULT_WAIT_MS)]);
       const caught = this.live;
       if (caught && holds(caught, now)) return caught.engine;
     }
@@ -110,10 +116,16 @@ export class ColumnarReports implements ReportFacts {
   /** The one piece of copy work at a time: joins the running one or starts the next. */
   private catchUp(): Promise<void> {
     if (this.closed || Date.now() < this.retryAt) return Promise.resolve();
-    this.job ??= this.bringCurrent()
-      .then(() => this.succeeded())
-      .catch((error: unknown) => this.failed(error))
-      .finally(() => (this.job = null));
+    if (!this.job) {
+      this.patched = new Promise((resolve) => (this.settlePatch = resolve));
+      this.job = this.bringCurrent()
+        .then(() => this.succeeded())
+        .catch((error: unknown) => this.failed(error))
+        .finally(() => {
+          this.settlePatch?.();
+          this.job = null;
+        });
+    }
     return this.job;
   }
 
@@ -129,6 +141,8 @@ export class ColumnarReports implements ReportFacts {
           `columnar report facts patched to version ${outcome.version.version}: ${outcome.rows} rows in ${outcome.ms} ms`,
         );
       if (outcome.kind !== 'rebuild') return;
+      // Reports waiting for this patch stop waiting: the row store answers them meanwhile.
+      this.settlePatch?.();
       this.options.log?.(
         outcome.reason === 'epoch'
           ? 'columnar report facts: the data was rebuilt or replaced; a new copy is written'

@@ -127,14 +127,14 @@ export class DuckdbFacts {
     }
   }
 
-  /** Rows in all its tables: what a patch is weighed against. */
-  async rows(): Promise<number> {
-    let total = 0;
+  /** Rows in each of its tables: what a patch is weighed against. */
+  async tableRows(): Promise<Record<string, number>> {
+    const rows: Record<string, number> = {};
     for (const { table } of COLUMNAR_TABLES) {
       const reader = await this.writer.runAndReadAll(`SELECT COUNT(*) FROM ${table.name}`);
-      total += Number(reader.getRows()[0][0]);
+      rows[table.name] = Number(reader.getRows()[0][0]);
     }
-    return total;
+    return rows;
   }
 
   /**

@@ -1,10 +1,41 @@
 import { rmSync } from 'node:fs';
-import type { DataVersion, FactSource } from '../store.js';
+import type { DataVersion, FactSnapshot, FactSource } from '../store.js';
 import { exportSome, readCsvSql } from './build-facts.js';
 import { COLUMNAR_TABLES, type ColumnarTable } from './columnar-tables.js';
 import type { DuckdbFacts } from './duckdb-facts.js';
 import { deltaSql, MOVED_SQL, type MovedRecords } from './fact-export.js';
 import { partialPath } from './facts-files.js';
+
+/**
+ * About how many rows a patch from `version` would bring, before reading them: the records
+ * changed (counted in the change log's index) and, for each changed timesheet and invoice, as
+ * many entries and lines as the copy holds on average. So a change too large to patch is known
+ * at once, not after exporting rows that would be thrown away.
+ */
+async function estimatedRows(
+  snapshot: FactSnapshot,
+  version: number,
+  copied: Record<string, number>,
+): Promise<number> {
+  const changed = async (type: string) =>
+    Number(
+      (
+        await snapshot.all(
+          'SELECT COUNT(*) AS n FROM record_changes WHERE type = ? AND version > ?',
+          [type, version],
+        )
+      )[0]?.n ?? 0,
+    );
+  const perParent = (parts: string, parents: string) =>
+    (copied[parts] ?? 0) / Math.max(1, copied[parents] ?? 0);
+  let rows = 0;
+  for (const type of ['worker', 'assignment', 'expense']) rows += await changed(type);
+  const timesheets = await changed('timesheet');
+  const invoices = await changed('invoice');
+  rows += timesheets * (1 + perParent('report_time_entries', 'timesheets'));
+  rows += invoices * (1 + perParent('report_invoice_lines', 'invoices'));
+  return rows;
+}
 
 /** Lines of CSV read from the row store per page. */
 const PAGE = 20_000;
@@ -49,13 +80,16 @@ export async function patchColumnarFacts(
 ): Promise<PatchOutcome> {
   const started = performance.now();
   const held = facts.version;
-  const limit = Math.floor(options.maxShare * (await facts.rows()));
+  const copied = await facts.tableRows();
+  const limit = Math.floor(options.maxShare * Object.values(copied).reduce((a, b) => a + b, 0));
   const deltas: Delta[] = [];
   try {
     const exported = await source.factSnapshot(async (snapshot) => {
       if (snapshot.version.epoch !== held.epoch)
         return { kind: 'rebuild', reason: 'epoch' } as const;
       if (snapshot.version.version <= held.version) return { kind: 'current' } as const;
+      if ((await estimatedRows(snapshot, held.version, copied)) > limit)
+        return { kind: 'rebuild', reason: 'size' } as const;
       const moved: MovedRecords = { assignments: [], workers: [] };
       for (const { kind, id } of await snapshot.all(MOVED_SQL, [held.version]))
         moved[kind === 'assignment' ? 'assignments' : 'workers'].push(String(id));
