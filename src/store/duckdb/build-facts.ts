@@ -62,8 +62,9 @@ export function readCsvSql(table: Table, file: string): string {
 }
 
 /**
- * Streams the rows of a SELECT of CSV lines into a DuckDB table, a million rows a file through a
- * scratch CSV file `csv`; returns how many.
+ * Streams the rows of a SELECT of CSV lines into a DuckDB table, a million rows a file through
+ * two scratch CSV files (`csv`.0 and .1) in turn: while DuckDB reads one on its own threads, the
+ * row store's next rows are written to the other. Returns how many rows.
  */
 export async function loadLines(
   connection: DuckDBConnection,
@@ -72,17 +73,22 @@ export async function loadLines(
   csv: string,
 ): Promise<number> {
   const pages = lines[Symbol.asyncIterator]();
+  const files = [`${csv}.0`, `${csv}.1`];
+  let reading: Promise<unknown> | null = null;
   let total = 0;
   try {
-    for (;;) {
-      const written = await exportSome(pages, csv);
+    for (let turn = 0; ; turn = 1 - turn) {
+      const written = await exportSome(pages, files[turn]);
+      await reading;
+      reading = null;
       if (written === 0) return total;
-      await connection.run(`INSERT INTO ${table.name} ${readCsvSql(table, csv)}`);
+      reading = connection.run(`INSERT INTO ${table.name} ${readCsvSql(table, files[turn])}`);
       total += written;
     }
   } finally {
+    await reading?.catch(() => {});
     await pages.return?.();
-    rmSync(csv, { force: true });
+    for (const file of files) rmSync(file, { force: true });
   }
 }
 
@@ -101,7 +107,7 @@ async function writeCopy(
   settings: DuckdbSettings,
 ): Promise<Record<string, number>> {
   const rows: Record<string, number> = {};
-  const instance = await DuckDBInstance.create(path, duckdbConfig(settings, false));
+  const instance = await DuckDBInstance.create(path, duckdbConfig(settings, 'build'));
   try {
     const connection = await utcConnection(instance);
     for (const copy of COLUMNAR_TABLES) {

@@ -14,14 +14,23 @@ export interface DuckdbSettings {
 
 export const DEFAULT_FACTS_MEMORY = '256MB';
 
-/** An instance's configuration from the settings, read-only or for building. */
-export function duckdbConfig(settings: DuckdbSettings, readOnly: boolean): Record<string, string> {
+/**
+ * An instance's configuration from the settings: `serve` for a copy that answers reports (and
+ * takes patches), `build` for a new base being written, `read` to look at one.
+ */
+export function duckdbConfig(
+  settings: DuckdbSettings,
+  use: 'serve' | 'build' | 'read',
+): Record<string, string> {
   return {
     threads: String(settings.threads ?? 2),
     memory_limit: settings.memoryLimit ?? DEFAULT_FACTS_MEMORY,
     // Hand memory freed after each query back to the system rather than keep it in the allocator.
     allocator_flush_threshold: '8MB',
-    ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
+    // A base is loaded from files already in key order, a part of a file per thread: each row
+    // group still covers a narrow range of dates, and the load is a sixth faster.
+    ...(use === 'build' ? { preserve_insertion_order: 'false' } : {}),
+    ...(use === 'read' ? { access_mode: 'READ_ONLY' } : {}),
   };
 }
 
@@ -101,7 +110,7 @@ export class DuckdbFacts {
     connections: number,
     settings: DuckdbSettings = {},
   ): Promise<DuckdbFacts> {
-    const instance = await DuckDBInstance.create(path, duckdbConfig(settings, false));
+    const instance = await DuckDBInstance.create(path, duckdbConfig(settings, 'serve'));
     try {
       const pool = await Promise.all(
         Array.from({ length: connections }, () => utcConnection(instance)),
