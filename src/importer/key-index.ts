@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Row } from '../store/sink.js';
 import type { AdminWrites } from '../store/store.js';
-import { COLUMN_RULES, IMPORT_TABLES, type ImportTable } from './import-tables.js';
+import { COLUMN_RULES, type ImportTable } from './import-tables.js';
 import { shown, type ProblemSink } from './import-problems.js';
 
 /** Keys asked of the store at once. */
