@@ -7,42 +7,36 @@
 //        [--rows 1,10000,1000000]
 // The seeded database (bench/data/<scale>.db) is never changed: the loads go into
 // bench/data/<scale>-loads.db, removed at the end unless BENCH_KEEP=1.
+// The server side is in bench/load-server.mjs, the files a load imports in bench/load-files.mjs.
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import {
-  copyFileSync,
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
-  benchDb,
-  benchSeed,
-  CLI,
-  cli,
-  ensureSeeded,
-  freePort,
-  log as say,
-  peakRssMbOf,
-  round,
-  waitFor,
-} from './lib.mjs';
+  ENTRY_COLUMNS,
+  entryTemplates,
+  newEntries,
+  runImport,
+  statusCounts,
+  updatedTimesheets,
+  WORKSPACE,
+  writeCsv,
+} from './load-files.mjs';
+import {
+  askReport,
+  copyDatabase,
+  exportFeed,
+  foldPolls,
+  removeCopy,
+  startServer,
+  untilReflected,
+} from './load-server.mjs';
+import { benchDb, benchSeed, cli, ensureSeeded, log as say, round, waitFor } from './lib.mjs';
 
 const log = (message) => say(`[loads] ${message}`);
 
-/** The biggest workspace of every scale: its plan's page is 100, the loads target is set for it. */
-const WORKSPACE = 'ws_enterprise';
 const SCOPES = 'read:program,read:financial,read:workforce,read:pii';
 
 /** The issue's targets (issue 20), shown beside the figures. */
@@ -55,380 +49,14 @@ export const TARGETS = {
   exportRecordsPerSecond: 20_000, // at scale medium
 };
 
-/** How often a report asks whether the server reflects a load, and for how long at most. */
-const POLL_MS = 50;
-const REFLECT_LIMIT_MS = 300_000;
-
-/** How many recent timesheets lend their (timesheet, assignment, worker) to the new entries. */
-const TEMPLATES = 2000;
-
-/** A new entry's creation time: fixed, so runs compare; recent against the seed's as-of date. */
-const CREATED_AT = '2026-06-29T12:00:00.000Z';
-
-/**
- * Updated timesheets carry an `updated_at` after every stored one, one millisecond apart and
- * increasing across the runs of this process, so each update load replaces what the one before
- * wrote (an equal or earlier time would be refused or skipped).
- */
-let updateClock = Date.parse('2030-01-01T00:00:00.000Z');
-
-/** Each status moves to the next, so every updated row changes the report's counts. */
-const NEXT_STATUS = {
-  draft: 'submitted',
-  submitted: 'approved',
-  approved: 'rejected',
-  rejected: 'draft',
-};
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// ---------------------------------------------------------------------------------------------
-// The copy
-
-/** Files that belong to a SQLite database beside its main file. */
-const SIDE_FILES = ['-wal', '-shm', '-journal'];
-
-/**
- * Copies the seeded database (and its write-ahead log, which may hold tokens other benchmarks
- * minted) to `<name>-loads.db`, with the columnar base copies, so the server opens a copy of
- * a base rather than writing one. Whatever a previous run left there is removed first.
- */
-function copyDatabase(source) {
-  const copy = source.replace(/(\.db)?$/, '-loads.db');
-  removeCopy(copy);
-  copyFileSync(source, copy);
-  if (existsSync(`${source}-wal`) && statSync(`${source}-wal`).size > 0)
-    copyFileSync(`${source}-wal`, `${copy}-wal`);
-  const bases = existsSync(`${source}.facts`)
-    ? readdirSync(`${source}.facts`).filter((name) => /^base-[0-9a-z]+-\d+\.duckdb$/.test(name))
-    : [];
-  if (bases.length > 0) mkdirSync(`${copy}.facts`);
-  for (const name of bases)
-    copyFileSync(join(`${source}.facts`, name), join(`${copy}.facts`, name));
-  return { copy, bases };
-}
-
-function removeCopy(copy) {
-  for (const suffix of ['', ...SIDE_FILES]) rmSync(`${copy}${suffix}`, { force: true });
-  rmSync(`${copy}.facts`, { recursive: true, force: true });
-}
-
-// ---------------------------------------------------------------------------------------------
-// The server
-
-/**
- * `vms-read serve` on the copy with metrics on and quota off. Its log is read for the columnar
- * copy's own lines (opened, patched, rewritten, failing), which say why a report waited.
- */
-async function startServer(db) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', String(port)], {
-    env: {
-      ...process.env,
-      VMS_READ_METRICS: '1',
-      VMS_READ_QUOTA_PER_MINUTE: '0',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const factsLog = [];
-  const exited = once(child, 'exit');
-  const scan = (stream) => {
-    let pending = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk) => {
-      const lines = (pending + chunk).split('\n');
-      pending = lines.pop();
-      for (const line of lines) {
-        if (!line.includes('columnar report facts')) {
-          // Request lines are many; anything else the server says may explain a failure.
-          if (!line.startsWith('{')) process.stderr.write(`[server] ${line}\n`);
-          continue;
-        }
-        let entry;
-        try {
-          entry = JSON.parse(line);
-        } catch {
-          entry = { msg: line };
-        }
-        const message = `${entry.msg}${entry.err ? `: ${entry.err.message}` : ''}`;
-        factsLog.push({ at: performance.now(), message });
-        log(`server: ${message}`);
-      }
-    });
-  };
-  scan(child.stdout);
-  scan(child.stderr);
-  return {
-    base: `http://127.0.0.1:${port}`,
-    pid: child.pid,
-    factsLog,
-    /** The server's peak RSS so far (MB), while it runs. */
-    peakRssMb() {
-      try {
-        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-        return round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-      } catch {
-        return null;
-      }
-    },
-    /** SIGTERM, and SIGKILL when it has not exited after 15 s. */
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
-/** Report queries run so far, by engine: the `_count` of the report duration histogram. */
-async function engineCounts(base) {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const counts = { duckdb: 0, sqlite: 0, postgres: 0 };
-  for (const match of text.matchAll(
-    /^vms_read_report_query_duration_seconds_count\{([^}]*)\} (\S+)$/gm,
-  )) {
-    const engine = /engine="([^"]+)"/.exec(match[1])?.[1];
-    if (engine in counts) counts[engine] += Number(match[2]);
-  }
-  return counts;
-}
-
-/**
- * A report query's rows, and the engine that ran it (`cache` when none did). `variant` changes
- * the query's limit, which is part of the compiled SQL's parameters: every poll is a query the
- * result cache has not seen, so each one runs on an engine and says which.
- */
-async function askReport(server, auth, query, variant) {
-  const before = await engineCounts(server.base);
-  const response = await fetch(`${server.base}/api/v1/reports/query`, {
-    method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: { ...query, limit: 1000 - (variant % 990) } }),
-  });
-  const body = await response.text();
-  if (!response.ok) throw new Error(`report: ${response.status} ${body.slice(0, 300)}`);
-  const after = await engineCounts(server.base);
-  const engine =
-    Object.keys(after).find((name) => after[name] > before[name]) ?? /* no engine ran */ 'cache';
-  return { rows: JSON.parse(body).data.rows, engine };
-}
-
-/** A dimension's value: plain, or the value inside a provenance envelope. */
-const plain = (value) => (value !== null && typeof value === 'object' ? value.value : value);
-
-/**
- * Polls every POLL_MS until a report is right (`isRight(rows)`) and ran on DuckDB: the time from
- * `from` to that answer, the polls it took, and how many the row store answered in between.
- */
-async function untilReflected(server, auth, query, isRight, from) {
-  const engines = { duckdb: 0, sqlite: 0, postgres: 0, cache: 0 };
-  let polls = 0;
-  let rightBeforeColumnar = null;
-  // Each poll: when its answer came (ms from `from`), how long it took, its engine, right or not.
-  const log = [];
-  for (;;) {
-    const asked = performance.now();
-    const { rows, engine } = await askReport(server, auth, query, polls++);
-    engines[engine]++;
-    const right = isRight(rows);
-    log.push([
-      round(performance.now() - from, 0),
-      round(performance.now() - asked, 0),
-      engine,
-      right,
-    ]);
-    if (right && rightBeforeColumnar === null && engine !== 'duckdb')
-      rightBeforeColumnar = round(performance.now() - from);
-    if (right && engine === 'duckdb')
-      return { ms: round(performance.now() - from), polls, engines, rightBeforeColumnar, log };
-    if (performance.now() - from > REFLECT_LIMIT_MS)
-      return {
-        ms: null,
-        polls,
-        engines,
-        rightBeforeColumnar,
-        log,
-        gaveUpAfterMs: REFLECT_LIMIT_MS,
-      };
-    await sleep(POLL_MS);
-  }
-}
-
-/**
- * The polls' log, each run of polls on one engine with one verdict as one entry: when the first
- * and the last answered (ms after the import exited), the longest one's time, and how many.
- */
-function foldPolls(log) {
-  const folded = [];
-  for (const [at, took, engine, right] of log) {
-    const last = folded[folded.length - 1];
-    if (last && last[3] === engine && last[4] === right) {
-      last[1] = at;
-      last[2] = Math.max(last[2], took);
-      last[5]++;
-    } else folded.push([at, at, took, engine, right, 1]);
-  }
-  return folded.map(([first, lastAt, took, engine, right, count]) => ({
-    fromMs: first,
-    toMs: lastAt,
-    longestMs: took,
-    engine,
-    right,
-    polls: count,
-  }));
-}
-
-// ---------------------------------------------------------------------------------------------
-// The files a load imports
-
-/** A CSV field: empty for null (as the importer reads it), quoted when it must be. */
-const csvField = (value) => {
-  if (value === null || value === undefined) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-};
-
-/** Writes `rows` (an iterable of arrays) under a header, in chunks, minding back-pressure. */
-async function writeCsv(file, columns, rows) {
-  const out = createWriteStream(file);
-  let chunk = [`${columns.join(',')}`];
-  const flush = async () => {
-    if (!out.write(`${chunk.join('\n')}\n`)) await once(out, 'drain');
-    chunk = [];
-  };
-  for (const row of rows) {
-    chunk.push(row.map(csvField).join(','));
-    if (chunk.length >= 10_000) await flush();
-  }
-  if (chunk.length > 0) await flush();
-  out.end();
-  await once(out, 'close');
-  return statSync(file).size;
-}
-
-/**
- * The first entry of each of the workspace's most recent timesheets: new entries copy their
- * timesheet, assignment, worker, supplier, day and pay code, so each one names real records and
- * lands where the seed's entries are.
- */
-function entryTemplates(sqlite) {
-  return sqlite
-    .prepare(
-      `SELECT e.timesheet_id, e.assignment_id, e.worker_id, e.supplier_ref, e.work_date,
-              e.pay_code, e.quantity_minutes, e.quantity_units
-         FROM (SELECT id FROM timesheets WHERE workspace_id = ?
-                ORDER BY created_at DESC, id DESC LIMIT ?) t
-         JOIN time_entries e ON e.id = (SELECT id FROM time_entries WHERE timesheet_id = t.id
-                                         ORDER BY created_at, id LIMIT 1)`,
-    )
-    .all(WORKSPACE, TEMPLATES);
-}
-
-const ENTRY_COLUMNS = [
-  'id',
-  'timesheet_id',
-  'assignment_id',
-  'worker_id',
-  'supplier_ref',
-  'work_date',
-  'pay_code',
-  'quantity_minutes',
-  'quantity_units',
-  'kind',
-  'corrects_entry_id',
-  'captured_on_behalf',
-  'created_at',
-];
-
-/** N new original time entries spread over the templates, with ids no run has used. */
-function* newEntries(templates, n, run) {
-  for (let i = 0; i < n; i++) {
-    const t = templates[i % templates.length];
-    yield [
-      `te_load_${run}_${i}`,
-      t.timesheet_id,
-      t.assignment_id,
-      t.worker_id,
-      t.supplier_ref,
-      t.work_date,
-      t.pay_code,
-      t.quantity_minutes === null ? null : 15 + (i % 32) * 15,
-      t.quantity_units,
-      'original',
-      null,
-      i % 7 === 0 ? 1 : 0,
-      CREATED_AT,
-    ];
-  }
-}
-
-/**
- * N of the workspace's timesheets (all of them when it holds fewer) as stored, each with the
- * next status and a later `updated_at`: N updates.
- */
-function updatedTimesheets(sqlite, n) {
-  const stored = sqlite
-    .prepare(
-      'SELECT * FROM timesheets WHERE workspace_id = ? ORDER BY created_at DESC, id DESC LIMIT ?',
-    )
-    .all(WORKSPACE, n);
-  const columns = Object.keys(stored[0] ?? {}).filter((c) => c !== 'workspace_id');
-  const rows = stored.map((row) =>
-    columns.map((c) =>
-      c === 'status'
-        ? NEXT_STATUS[row.status]
-        : c === 'updated_at'
-          ? new Date(updateClock++).toISOString()
-          : row[c],
-    ),
-  );
-  return { columns, rows };
-}
-
-/** Timesheets by status, as the row store holds them now: what the report must come to show. */
-function statusCounts(sqlite) {
-  return Object.fromEntries(
-    sqlite
-      .prepare(
-        'SELECT status, COUNT(*) AS n FROM timesheets WHERE workspace_id = ? GROUP BY status',
-      )
-      .all(WORKSPACE)
-      .map((r) => [r.status, r.n]),
-  );
-}
-
 // ---------------------------------------------------------------------------------------------
 // One load
 
-/** `vms-read import` under /usr/bin/time: wall seconds, peak RSS and its JSON answer. */
-async function runImport(db, dir) {
-  const started = performance.now();
-  const child = spawn(
-    '/usr/bin/time',
-    ['-v', process.execPath, CLI, 'import', '--db', db, '--workspace', WORKSPACE, dir],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const [code] = await once(child, 'exit');
-  const exitedAt = performance.now();
-  if (code !== 0)
-    throw new Error(`vms-read import ${dir} failed (${code}): ${stderr.slice(-2000)}`);
-  return {
-    exitedAt,
-    seconds: (exitedAt - started) / 1000,
-    peakRssMb: peakRssMbOf(stderr),
-    answer: JSON.parse(stdout),
-  };
-}
-
 const TOTAL_ENTRIES = { metrics: ['time_entry_count'], dimensions: [] };
 const BY_STATUS = { metrics: ['timesheet_count'], dimensions: ['timesheet_status'] };
+
+/** A dimension's value: plain, or the value inside a provenance envelope. */
+const plain = (value) => (value !== null && typeof value === 'object' ? value.value : value);
 
 /** Prepares the file of one load and what the report must show after it. */
 async function prepareLoad({ kind, n, sqlite, server, auth, templates, run, dir }) {
@@ -512,38 +140,6 @@ async function measureLoad(context, kind, n, index) {
       `reflected from duckdb after ${result.reflectedMs ?? 'never'} ms (${result.polls} polls, ${JSON.stringify(result.pollEngines)})`,
   );
   return result;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The export
-
-/** The whole change feed of the workspace from the start, page after page on one connection. */
-async function exportFeed(server, auth) {
-  let records = 0;
-  let pages = 0;
-  let bytes = 0;
-  let cursor = null;
-  const started = performance.now();
-  for (;;) {
-    const url = `${server.base}/api/v1/changes${cursor === null ? '' : `?cursor=${encodeURIComponent(cursor)}`}`;
-    const response = await fetch(url, { headers: auth });
-    const body = await response.text();
-    if (!response.ok) throw new Error(`list_changes: ${response.status} ${body.slice(0, 300)}`);
-    bytes += body.length;
-    const page = JSON.parse(body).data;
-    records += page.items.length;
-    pages++;
-    if (!page.hasMore) break;
-    cursor = page.nextCursor;
-  }
-  const seconds = (performance.now() - started) / 1000;
-  return {
-    records,
-    pages,
-    mb: round(bytes / 2 ** 20),
-    seconds: round(seconds, 2),
-    recordsPerSecond: Math.round(records / seconds),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -158,6 +158,46 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('publishes its copy as the new base once patches pass a tenth of it, and a server starting later opens that one', async () => {
+      logs.length = 0;
+      const version = await db.store.dataVersion();
+      const [{ n }] = await db.all<{ n: number }>('SELECT COUNT(*) AS n FROM time_entries');
+      // Entries worth more than a tenth of the copy (time entries are about half of its rows),
+      // in one timesheet, so the patch stays under a quarter of it.
+      const many = Array.from({ length: Math.ceil(Number(n) / 4) }, (_, i) => ({
+        kind: 'entry' as const,
+        pick: 0,
+        minutes: 30 + i,
+      }));
+      await applyLoad(db.store, WS, many);
+      const { engine } = await engineNow();
+      assert.equal(engine.name, 'duckdb');
+      const current = await db.store.dataVersion();
+      assert.equal(current.version, version.version + 1);
+      assert.ok(
+        logs.some((l) => l.includes('published as a new base')),
+        logs.join('\n'),
+      );
+      assert.deepEqual(
+        readdirSync(dir).filter((name) => name.startsWith('base-')),
+        [`base-${current.epoch}-${current.version}.duckdb`],
+      );
+      const later = open();
+      try {
+        logs.length = 0;
+        await later.warm();
+        assert.ok(
+          logs.some((l) =>
+            l.includes(`from ${join(dir, `base-${current.epoch}-${current.version}.duckdb`)}`),
+          ),
+          logs.join('\n'),
+        );
+        assert.ok(!logs.some((l) => l.includes('patched')), 'nothing left to patch');
+      } finally {
+        await later.close();
+      }
+    });
+
     it('logs a failure once, answers from the row store meanwhile, and recovers on a later attempt', async () => {
       const failures: string[] = [];
       const watched = new ColumnarReports(db.store, {
@@ -183,6 +223,7 @@ for (const dialect of DIALECTS) {
         assert.equal(failures.length, 1, failures.join('\n'));
         rmSync(dir);
         renameSync(aside, dir);
+        logs.length = 0;
         let engine = await watched.reportEngine();
         for (let i = 0; i < 100 && engine.name !== 'duckdb'; i++) {
           await new Promise((resolve) => setTimeout(resolve, 200));

@@ -1,9 +1,16 @@
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import type { DataVersion, FactSource, ReportEngine, ReportFacts } from '../store.js';
 import { buildColumnarFacts } from './build-facts.js';
 import { DuckdbFacts, type DuckdbSettings } from './duckdb-facts.js';
-import { livePath, lockBase, newestBase } from './facts-files.js';
-import { patchColumnarFacts } from './patch-facts.js';
+import {
+  basePath,
+  livePath,
+  lockBase,
+  newestBase,
+  partialPath,
+  removeStale,
+} from './facts-files.js';
+import { PatchApplyError, patchColumnarFacts } from './patch-facts.js';
 
 export interface ColumnarOptions extends DuckdbSettings {
   /** Where the copies live: `<file>.facts` beside a SQLite file, VMS_READ_FACTS_DIR for PostgreSQL. */
@@ -23,6 +30,8 @@ export interface ColumnarOptions extends DuckdbSettings {
 export const DEFAULT_POLL_MS = 500;
 export const DEFAULT_WAIT_MS = 3000;
 export const DEFAULT_MAX_SHARE = 0.25;
+/** Rows patched since its base, as a share of its rows, past which a live copy becomes a base. */
+const PUBLISH_SHARE = 0.1;
 /** After a failure, attempts wait 1 s, then twice as long each time, up to a minute. */
 const RETRY_MS = { first: 1000, most: 60_000 };
 
@@ -55,6 +64,9 @@ export class ColumnarReports implements ReportFacts {
   private retryAt = 0;
   /** Attempts failed in a row since the last success. */
   private failures = 0;
+  /** Rows patched into the live copy since the base it was copied from. */
+  private patchedSinceBase = 0;
+  private publishFailed = false;
   private closed = false;
   private readonly poller: NodeJS.Timeout | null;
 
@@ -136,10 +148,13 @@ export class ColumnarReports implements ReportFacts {
         dir: this.options.dir,
         maxShare: this.options.maxShare ?? DEFAULT_MAX_SHARE,
       });
-      if (outcome.kind === 'patched')
+      if (outcome.kind === 'patched') {
         this.options.log?.(
           `columnar report facts patched to version ${outcome.version.version}: ${outcome.rows} rows in ${outcome.ms} ms`,
         );
+        this.patchedSinceBase += outcome.rows;
+        await this.publishBase();
+      }
       if (outcome.kind !== 'rebuild') return;
       // Reports waiting for this patch stop waiting: the row store answers them meanwhile.
       this.settlePatch?.();
@@ -155,6 +170,38 @@ export class ColumnarReports implements ReportFacts {
     }
     // A base is a version or more behind by the time it is open: patch the rest.
     if (this.live) await this.bringCurrent();
+  }
+
+  /**
+   * Once the copy has taken patches worth a tenth of its rows since its base, it becomes the new
+   * base (checkpointed, copied, renamed into place): a server starting later, or this one after a
+   * failure, then patches little instead of writing a whole copy. A failure here is logged once
+   * and fails nothing: the old base stays.
+   */
+  private async publishBase(): Promise<void> {
+    const live = this.live;
+    if (!live) return;
+    const rows = Object.values(await live.tableRows()).reduce((a, b) => a + b, 0);
+    if (this.patchedSinceBase <= PUBLISH_SHARE * rows) return;
+    const { dir } = this.options;
+    const partial = partialPath(dir, 'base');
+    try {
+      await live.checkpoint();
+      copyFileSync(live.path, partial);
+      const path = basePath(dir, live.version);
+      renameSync(partial, path);
+      removeStale(dir, path);
+      this.patchedSinceBase = 0;
+      this.options.log?.(`columnar report facts published as a new base: ${path}`);
+    } catch (error) {
+      removeCopy(partial);
+      if (!this.publishFailed)
+        this.options.log?.(
+          'columnar report facts: a new base could not be written; the older one stays',
+          error,
+        );
+      this.publishFailed = true;
+    }
   }
 
   /**
@@ -190,6 +237,7 @@ export class ColumnarReports implements ReportFacts {
         return;
       }
       this.live = facts;
+      this.patchedSinceBase = 0;
       this.options.log?.(`columnar report facts opened: ${path} (from ${base.path})`);
     } catch (error) {
       removeCopy(path);
@@ -208,8 +256,9 @@ export class ColumnarReports implements ReportFacts {
 
   /**
    * Logs the first failure of a run of them, with its cause (the next attempts fail quietly
-   * until one succeeds, which is logged), drops a copy that may be damaged, and pauses before
-   * the next attempt (1 s, doubling, at most a minute): meanwhile the row store answers.
+   * until one succeeds, which is logged), drops the copy when DuckDB failed writing it (it may be
+   * damaged; a failure before that leaves it as it was), and pauses before the next attempt
+   * (1 s, doubling, at most a minute): meanwhile the row store answers.
    */
   private async failed(error: unknown): Promise<void> {
     if (this.failures === 0)
@@ -219,7 +268,7 @@ export class ColumnarReports implements ReportFacts {
       );
     this.failures++;
     this.retryAt = Date.now() + Math.min(RETRY_MS.most, RETRY_MS.first * 2 ** (this.failures - 1));
-    await this.dropLive();
+    if (error instanceof PatchApplyError) await this.dropLive();
   }
 
   private async dropLive(): Promise<void> {

@@ -208,6 +208,11 @@ export class DuckdbFacts {
     }
   }
 
+  /** Writes everything the copy holds into its file, so the file alone is whole (to copy it). */
+  async checkpoint(): Promise<void> {
+    await this.writer.run('CHECKPOINT');
+  }
+
   /** Closes the file once the queries running on it have answered. */
   async close(): Promise<void> {
     if (this.running > 0) await new Promise<void>((resolve) => (this.closing = resolve));

@@ -23,7 +23,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { DataVersion } from '../store.js';
 
 const HOST = hostname().replace(/[^A-Za-z0-9_.]/g, '_');
@@ -94,20 +94,36 @@ function age(path: string): number {
   return stat ? Date.now() - stat.mtimeMs : 0;
 }
 
+/** A base's epoch and version, from its name; null for any other file. */
+function baseOf(name: string): { epoch: string; version: number } | null {
+  const match = /^base-([0-9a-z]+)-(\d+)\.duckdb(\.wal)?$/.exec(name);
+  return match ? { epoch: match[1], version: Number(match[2]) } : null;
+}
+
 /**
- * Removes what no one needs: bases older than `keep` (a process copying one keeps reading it),
- * and live copies, partial files and locks whose process is gone or that were abandoned.
+ * Removes what no one needs: bases superseded by `keep` (of its epoch and an earlier version, or
+ * of another epoch and written before it: a base a refresh writes meanwhile stays; a process
+ * copying a removed base keeps reading it), and live copies, partial files and locks whose
+ * process is gone or that were abandoned.
  */
 export function removeStale(dir: string, keep: string | null): void {
+  const kept = keep === null ? null : baseOf(basename(keep));
+  const keptAt = keep === null ? 0 : (statSync(keep, { throwIfNoEntry: false })?.mtimeMs ?? 0);
   for (const name of safeList(dir)) {
     const path = join(dir, name);
     if (path === keep) continue;
-    const base = /^base-[0-9a-z]+-\d+\.duckdb(\.wal)?$/.test(name);
+    const other = baseOf(name);
+    const base =
+      kept !== null &&
+      other !== null &&
+      (other.epoch === kept.epoch
+        ? other.version < kept.version
+        : (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < keptAt);
     // A live copy may sit unchanged for hours while its server reads it: only its process's end frees it.
     const live = name.startsWith('live-') && processGone(name);
     const writing = name.includes('.partial') || name.endsWith('.lock');
     const gone = name.endsWith('.lock') ? lockGone(path) : processGone(name);
-    if ((base && keep !== null) || live || (writing && (gone || age(path) > ABANDONED_MS)))
+    if (base || live || (writing && (gone || age(path) > ABANDONED_MS)))
       rmSync(path, { force: true, recursive: true });
   }
 }

@@ -53,6 +53,19 @@ export type PatchOutcome =
   | { kind: 'patched'; version: DataVersion; rows: number; ms: number }
   | { kind: 'rebuild'; reason: 'epoch' | 'size' };
 
+/**
+ * Applying the rows to the copy failed: DuckDB rolled back, but a failed write may leave its
+ * database unusable, so the copy is dropped. (A failure before, reading the row store or writing
+ * the scratch files, leaves the copy as it was, and it is kept.)
+ */
+export class PatchApplyError extends Error {
+  constructor(cause: unknown) {
+    super(`the columnar copy could not be patched: ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+    });
+  }
+}
+
 export interface PatchOptions {
   /** The folder scratch CSV files go in (the copies' folder). */
   dir: string;
@@ -115,16 +128,18 @@ export async function patchColumnarFacts(
       return { kind: 'export', version: snapshot.version, rows } as const;
     });
     if (exported.kind !== 'export') return exported;
-    await facts.patch(exported.version, async (connection) => {
-      for (const { copy, file, rows } of deltas) {
-        if (rows === 0) continue;
-        const name = copy.table.name;
-        await connection.run(`CREATE TEMP TABLE delta AS ${readCsvSql(copy.table, file)}`);
-        await connection.run(`DELETE FROM ${name} WHERE id IN (SELECT id FROM delta)`);
-        await connection.run(`INSERT INTO ${name} SELECT * FROM delta`);
-        await connection.run('DROP TABLE delta');
-      }
-    });
+    await facts
+      .patch(exported.version, async (connection) => {
+        for (const { copy, file, rows } of deltas) {
+          if (rows === 0) continue;
+          const name = copy.table.name;
+          await connection.run(`CREATE TEMP TABLE delta AS ${readCsvSql(copy.table, file)}`);
+          await connection.run(`DELETE FROM ${name} WHERE id IN (SELECT id FROM delta)`);
+          await connection.run(`INSERT INTO ${name} SELECT * FROM delta`);
+          await connection.run('DROP TABLE delta');
+        }
+      })
+      .catch((error: unknown) => Promise.reject(new PatchApplyError(error)));
     return {
       kind: 'patched',
       version: exported.version,

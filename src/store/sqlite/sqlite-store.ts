@@ -152,6 +152,8 @@ export class SqliteStore extends SqlStore {
     // A load touches pages all over the tables' indexes: a page cache of 32 MB while it runs
     // (SQLite's default is 2 MB) keeps a large one's index pages at hand, in bounded memory.
     this.db.pragma(`cache_size = -${LOAD_CACHE_KB}`);
+    // Sorts (a seed's index builds, facts inserted in key order) may use helper threads.
+    this.db.pragma('threads = 4');
     this.db.exec('BEGIN IMMEDIATE');
     const stored = this.prepare("SELECT value FROM meta WHERE key = 'data_version'").get() as
       { value: string } | undefined;
