@@ -45,7 +45,8 @@ export const MOVED_SQL = 'SELECT kind, id FROM fact_changes WHERE version > ?';
  * entries, only when some moved).
  */
 function changedEntries(moved: MovedRecords): { sql: string; params: unknown[] } {
-  let sql = `SELECT e.workspace_id, e.work_date, e.id FROM record_changes c
+  // An entry is in its timesheet's workspace; (timesheet_id, …, id, work_date) is one index.
+  let sql = `SELECT c.workspace_id, e.work_date, e.id FROM record_changes c
     JOIN time_entries e ON e.timesheet_id = c.id WHERE c.type = 'timesheet' AND c.version > ?`;
   const of = [
     ...(moved.assignments.length > 0
@@ -81,8 +82,8 @@ export function deltaSql(
   if (name === 'report_invoice_lines')
     return {
       lines: `${line}record_changes c JOIN invoice_lines l ON l.invoice_id = c.id
-        JOIN invoices i ON i.id = l.invoice_id
-        JOIN report_invoice_lines t ON t.workspace_id = l.workspace_id AND t.invoice_period = i.period_start AND t.id = l.id
+        JOIN invoices i ON i.id = c.id
+        JOIN report_invoice_lines t ON t.workspace_id = c.workspace_id AND t.invoice_period = i.period_start AND t.id = l.id
         WHERE c.type = 'invoice' AND c.version > ?`,
       params: [version],
     };

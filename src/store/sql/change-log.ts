@@ -73,6 +73,9 @@ export const CHANGE_LOG_TABLES: readonly Table[] = [
  * database), and the random data stamp of earlier schemas dropped.
  */
 export const START_CHANGE_LOG: readonly string[] = [
+  // The entries-of-a-timesheet index gains work_date (see its declaration in schema.ts).
+  'DROP INDEX time_entries_timesheet',
+  'CREATE INDEX time_entries_timesheet ON time_entries (timesheet_id, created_at, id, work_date)',
   ...Object.entries(FEED_TYPES).map(
     ([type, table]) =>
       `INSERT INTO record_changes (type, id, workspace_id, version) SELECT '${type}', id, workspace_id, 1 FROM ${table}`,
