@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TABLES } from '../../src/store/schema.js';
+import { FEED_TYPES } from '../../src/store/sql/change-log.js';
 import { baseType, isNotNull } from '../../src/store/table.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
@@ -85,4 +86,65 @@ for (const dialect of DIALECTS)
         for (const name of Object.keys(table.indexes ?? {}))
           assert.ok(indexes.includes(name), name);
       });
+  });
+
+for (const dialect of DIALECTS)
+  describe(`migration 3: data versions for a database from before them (${dialect})`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await openTestDatabase(dialect);
+    });
+    after(() => db.drop());
+
+    it('records every record at version 1, starts an epoch, drops the old stamp, rebuilds the entries index', async () => {
+      const { store } = db;
+      // The database as schema version 2 left it.
+      for (const sql of [
+        'DROP TABLE record_changes',
+        'DROP TABLE fact_changes',
+        "DELETE FROM meta WHERE key IN ('data_version', 'facts_epoch')",
+        "INSERT INTO meta (key, value) VALUES ('data_stamp', 'mwu4sf9j-ca397581d2')",
+        'DROP INDEX time_entries_timesheet',
+        'CREATE INDEX time_entries_timesheet ON time_entries (timesheet_id, created_at, id)',
+        dialect === 'sqlite'
+          ? 'PRAGMA user_version = 2'
+          : 'DELETE FROM schema_version WHERE version = 3',
+      ])
+        await store.run(sql);
+      await store.migrate();
+      let records = 0;
+      for (const [type, table] of Object.entries(FEED_TYPES)) {
+        const [{ n }] = await db.all<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`);
+        const [held] = await db.all<{ n: number; low: number; high: number }>(
+          'SELECT COUNT(*) AS n, MIN(version) AS low, MAX(version) AS high FROM record_changes WHERE type = ?',
+          type,
+        );
+        assert.deepEqual(
+          [Number(held.n), Number(held.low), Number(held.high)],
+          [Number(n), 1, 1],
+          type,
+        );
+        records += Number(n);
+      }
+      assert.ok(records > 0);
+      const version = await store.dataVersion();
+      assert.equal(version.version, 1);
+      assert.match(version.epoch, /^[0-9a-f]{12}$/);
+      assert.deepEqual(await db.all("SELECT value FROM meta WHERE key = 'data_stamp'"), []);
+      const columns =
+        dialect === 'sqlite'
+          ? (
+              await db.all<{ name: string }>(
+                "SELECT name FROM pragma_index_info('time_entries_timesheet')",
+              )
+            ).map((r) => r.name)
+          : (
+              await db.all<{ def: string }>(
+                "SELECT indexdef AS def FROM pg_indexes WHERE indexname = 'time_entries_timesheet'",
+              )
+            )[0].def
+              .replace(/^.*\((.*)\)$/, '$1')
+              .split(', ');
+      assert.deepEqual(columns, ['timesheet_id', 'created_at', 'id', 'work_date']);
+    });
   });
