@@ -288,7 +288,8 @@ for (const dialect of DIALECTS) {
             left.join(', '),
           );
           disk.resize(256 * MB);
-          for (let i = 0; i < 200 && !server.output().includes('in use again'); i++)
+          // A deadline, not a duration: attempts back off (1 s, doubling) after each failure.
+          for (let i = 0; i < 900 && !server.output().includes('in use again'); i++)
             await new Promise((r) => setTimeout(r, 100));
           assert.match(server.output(), /in use again/);
           const before = (await reportsByEngine(server.port)).duckdb ?? 0;

@@ -225,7 +225,8 @@ for (const dialect of DIALECTS) {
         renameSync(aside, dir);
         logs.length = 0;
         let engine = await watched.reportEngine();
-        for (let i = 0; i < 100 && engine.name !== 'duckdb'; i++) {
+        // A deadline, not a duration: attempts back off (1 s, doubling) after each failure.
+        for (let i = 0; i < 450 && engine.name !== 'duckdb'; i++) {
           await new Promise((resolve) => setTimeout(resolve, 200));
           engine = await watched.reportEngine();
         }
