@@ -168,12 +168,27 @@ function redisUrlOf(env: Env): string | undefined {
   return value;
 }
 
+/** The shortest cursor key taken: a secret anyone could guess would let them forge cursors. */
+export const MIN_SECRET_LENGTH = 32;
+
+/** VMS_READ_SECRET: unset or empty, undefined (one is generated); else at least 32 characters. */
+function secretOf(env: Env): string | undefined {
+  const value = env.VMS_READ_SECRET;
+  if (value === undefined || value === '') return undefined;
+  if (value.length < MIN_SECRET_LENGTH)
+    throw new ConfigError(
+      'VMS_READ_SECRET',
+      `must be at least ${MIN_SECRET_LENGTH} characters (e.g. the output of openssl rand -base64 32), or unset`,
+    );
+  return value;
+}
+
 /** Reads and checks the environment; throws ConfigError on the first bad value. */
 export function readConfig(env: Env = process.env): Config {
   return {
     db: env.VMS_READ_DB,
     token: env.VMS_READ_TOKEN,
-    secret: env.VMS_READ_SECRET || undefined,
+    secret: secretOf(env),
     quotaPerMinute: wholeNumber(
       env,
       'VMS_READ_QUOTA_PER_MINUTE',

@@ -54,9 +54,9 @@ export async function resolveSecret(store: Store, configured?: string): Promise<
   if (configured) return configured;
   const stored = await store.getMeta('cursor_secret');
   if (stored) return stored;
-  const generated = randomBytes(32).toString('base64url');
-  await store.setMeta('cursor_secret', generated);
-  return generated;
+  // Instances starting together on a new database each generate one: the first write wins, and
+  // every instance uses what was written, so a cursor of one continues on another.
+  return store.setMetaOnce('cursor_secret', randomBytes(32).toString('base64url'));
 }
 
 /** The service's options that come from the configuration (the environment). */

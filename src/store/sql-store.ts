@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Dialect } from './dialect.js';
+import { insertSql, type Dialect } from './dialect.js';
 import type { Viewer } from './visibility.js';
 import { SET_DATA_VERSION, startLoad, type Load, type VersionedWrite } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
@@ -110,6 +110,11 @@ export abstract class SqlStore implements Store {
 
   async setMeta(key: string, value: string): Promise<void> {
     await this.run(this.dialect.upsert('meta', ['key', 'value'], ['key']), [key, value]);
+  }
+
+  async setMetaOnce(key: string, value: string): Promise<string> {
+    await this.run(insertSql('meta', ['key', 'value'], 1, ['key'], 'ignore'), [key, value]);
+    return (await this.getMeta(key)) ?? value;
   }
 
   async listWorkspaces(): Promise<Workspace[]> {

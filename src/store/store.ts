@@ -225,6 +225,8 @@ export interface AdminWrites {
   dataVersion(): Promise<DataVersion>;
   getMeta(key: string): Promise<string | null>;
   setMeta(key: string, value: string): Promise<void>;
+  /** Stores `value` under `key` unless one is stored already (atomically); returns what is stored. */
+  setMetaOnce(key: string, value: string): Promise<string>;
   listWorkspaces(): Promise<Workspace[]>;
   getWorkspace(id: string): Promise<Workspace | null>;
   latestConfig(workspaceId: string): Promise<{ version: number; config: ProgramConfig } | null>;

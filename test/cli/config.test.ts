@@ -29,7 +29,7 @@ describe('readConfig: the environment, read once and checked', () => {
     const config = readConfig({
       VMS_READ_DB: 'x.db',
       VMS_READ_TOKEN: 'vmsr_t',
-      VMS_READ_SECRET: 's',
+      VMS_READ_SECRET: 'a-cursor-key-of-thirty-two-chars',
       VMS_READ_QUOTA_PER_MINUTE: '0',
       REDIS_URL: 'rediss://vms:secret@cache.example.com:6380/2',
       VMS_READ_REPORT_TIMEOUT_MS: '250',
@@ -48,7 +48,7 @@ describe('readConfig: the environment, read once and checked', () => {
     assert.deepEqual(config, {
       db: 'x.db',
       token: 'vmsr_t',
-      secret: 's',
+      secret: 'a-cursor-key-of-thirty-two-chars',
       quotaPerMinute: 0,
       redisUrl: 'rediss://vms:secret@cache.example.com:6380/2',
       reportTimeoutMs: 250,
@@ -113,6 +113,16 @@ describe('readConfig: the environment, read once and checked', () => {
   const ORIGINS_RULE =
     'VMS_READ_ALLOWED_ORIGINS must list origins such as https://app.example.com, comma-separated (no path, * or null)';
   const BAD: [variable: string, value: string, message: string][] = [
+    [
+      'VMS_READ_SECRET',
+      'x',
+      'VMS_READ_SECRET must be at least 32 characters (e.g. the output of openssl rand -base64 32), or unset',
+    ],
+    [
+      'VMS_READ_SECRET',
+      'a-cursor-key-of-31-characters-x',
+      'VMS_READ_SECRET must be at least 32 characters (e.g. the output of openssl rand -base64 32), or unset',
+    ],
     [
       'VMS_READ_QUOTA_PER_MINUTE',
       '-1',

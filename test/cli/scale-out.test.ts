@@ -23,7 +23,7 @@ describe(
     const servers: Awaited<ReturnType<typeof startServer>>[] = [];
     const bases: string[] = [];
     const env = {
-      VMS_READ_SECRET: 'shared-secret-of-the-fleet',
+      VMS_READ_SECRET: 'shared-secret-of-the-fleet-of-two-instances',
       VMS_READ_QUOTA_PER_MINUTE: '0',
       VMS_READ_METRICS: '1',
     };
