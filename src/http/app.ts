@@ -53,6 +53,26 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** /healthz answers 503 within 2 s while the store does not answer (README, DESIGN §4.1). */
 const HEALTH_DEADLINE_MS = 1500;
 
+/**
+ * Headers on every answer (DESIGN §4.1 and issue 21): answers carry personal and financial
+ * records, so no cache, shared or private, keeps them; and no browser guesses a type other than
+ * the one sent. The page, its assets and the API reference allow revalidated caching instead.
+ */
+export const ANSWER_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+
+/**
+ * A path as the log may show it: a segment shaped like a token (`vmsr_…`) or like any long opaque
+ * value (a token or cursor pasted into a path) is replaced, so none reaches a log line.
+ */
+export function loggablePath(path: string): string {
+  return path
+    .split('/')
+    .map((segment) =>
+      /vmsr_/i.test(segment) || /^[A-Za-z0-9_%.~-]{33,}$/.test(segment) ? '[redacted]' : segment,
+    )
+    .join('/');
+}
+
 /** One JSON log line per request, when it completes, carrying its request_id. */
 class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
@@ -63,7 +83,8 @@ class OneLinePerRequest extends LogController {
   ): void {
     const line = {
       method: request.method,
-      path: request.routeOptions.url ?? request.url.split('?')[0],
+      // A route's own pattern, or the path asked for, with anything token-shaped left out.
+      path: request.routeOptions.url ?? loggablePath(request.url.split('?')[0]),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime),
     };
@@ -80,14 +101,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new OneLinePerRequest({ requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT,
     requestTimeout: REQUEST_TIMEOUT_MS,
-    // Node checks the timeouts above every connectionsCheckingInterval (30 s by default).
-    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    // Node checks the timeouts above every connectionsCheckingInterval (30 s by default). A
+    // request without Host is answered by the hook below, in the error shape, not by Node's
+    // bare 400.
+    http: {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: 1000,
+      requireHostHeader: false,
+    },
     clientErrorHandler: answerClientError,
     // A path Fastify cannot decode never reaches a route or hook: answer it here, in our shape
     // (with no body to a HEAD, which no onSend hook strips here).
     frameworkErrors: (_error, request, reply: FastifyReply) =>
       reply
         .header('x-request-id', request.id)
+        .headers(ANSWER_HEADERS)
         .code(404)
         .send(request.method === 'HEAD' ? '' : errorBody('not_found', request.id)),
     routerOptions: { querystringParser: parseQueryString },
@@ -100,8 +128,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let drained: (() => void) | null = null;
   app.addHook('onRequest', async (request, reply) => {
     request.receivedAt = monotonicNow();
-    // On the raw response, so that answers written by the MCP transport carry it too.
+    // On the raw response, so that answers written by the MCP transport carry them too.
     reply.raw.setHeader('x-request-id', request.id);
+    for (const [name, value] of Object.entries(ANSWER_HEADERS)) reply.raw.setHeader(name, value);
+    // HTTP/1.1 requires Host (RFC 9112 §3.2): without one, a 400 in the error shape.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
+      throw new ApiError('bad_request');
   });
   // Preflights are answered here, before the token and the quota; every later refusal (503
   // below, 401, 429, 404) to a listed origin carries the CORS headers set here.

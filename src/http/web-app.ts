@@ -30,6 +30,8 @@ const SECURITY_HEADERS = {
   'content-security-policy': WEB_CSP,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
+  // The page holds no data (it reads it from the API, whose answers are no-store): revalidated.
+  'cache-control': 'no-cache',
 };
 
 export async function mountWebApp(app: FastifyInstance): Promise<void> {

@@ -72,10 +72,16 @@ export async function mountOpenApi(
   operations: readonly AnyOperation[],
 ): Promise<void> {
   const document = JSON.stringify(openApiDocument(operations, SEED_EXAMPLES));
+  // The contract and the reference page hold no data: cached, revalidated (not the API's no-store).
+  const cached = { 'cache-control': 'no-cache' };
   app.get(OPENAPI_PATH, (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(document),
+    reply.headers(cached).type('application/json; charset=utf-8').send(document),
   );
-  const secure = { 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff' };
+  const secure = {
+    'content-security-policy': DOCS_CSP,
+    'x-content-type-options': 'nosniff',
+    ...cached,
+  };
   app.get(DOCS_PATH, (_request, reply) =>
     reply.headers(secure).type('text/html; charset=utf-8').send(PAGE),
   );
