@@ -88,11 +88,28 @@ export class ReportTimeoutError extends Error {
   }
 }
 
+/**
+ * A report engine that is not the records' own (the columnar copy) failed a query for its own
+ * reasons (out of memory, a damaged file): the query is answered by the row store instead. Never
+ * an answer by itself; if it escapes, it is a 503, not a 500.
+ */
+export class ReportEngineFailedError extends Error {
+  constructor(
+    readonly engine: string,
+    cause: unknown,
+  ) {
+    super(`${engine} failed a report query: ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+    });
+  }
+}
+
 /** The documented code for any error an operation can raise (HTTP and MCP share this). */
 export function errorCodeOf(error: unknown): ErrorCode {
   if (error instanceof ApiError) return error.code;
   if (error instanceof ReportTimeoutError) return 'query_timeout';
   if (error instanceof StoreUnavailableError) return 'unavailable';
+  if (error instanceof ReportEngineFailedError) return 'unavailable';
   return 'internal';
 }
 

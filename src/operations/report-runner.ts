@@ -11,6 +11,7 @@ import { QueryResultSchema, ReportRefusalSchema } from './report-schemas.js';
 import type { Static } from 'typebox';
 import type { ReportEngine, Row } from '../store/store.js';
 import { monotonicNow } from '../deadline.js';
+import { ReportEngineFailedError } from '../errors.js';
 import type { ReportMetrics } from '../metrics/service-metrics.js';
 
 type QueryResult = Static<typeof QueryResultSchema>;
@@ -89,22 +90,28 @@ export async function runReportQuery(
   const { plan } = validation;
   const remaining = query.limit - offset;
   const take = Math.min(ctx.workspace.rowBudget, remaining);
-  const engine = await ctx.facts.reportEngine();
-  const compiled = compileReport(
-    plan,
-    {
-      dialect: engine.dialect,
-      workspaceId: ctx.workspace.id,
-      payCodes,
-      today: now.toISOString().slice(0, 10),
-    },
-    { offset, take: take + 1 },
-  );
-  const raw = await ctx.reportResults.get(reportResultKey(engine, compiled), () =>
-    ctx.reports.run(ctx.reportDeadline, (remainingMs) =>
-      runOnEngine(ctx.metrics, operationId, engine, compiled, remainingMs),
-    ),
-  );
+  const answerOn = (engine: ReportEngine) => {
+    const compiled = compileReport(
+      plan,
+      {
+        dialect: engine.dialect,
+        workspaceId: ctx.workspace.id,
+        payCodes,
+        today: now.toISOString().slice(0, 10),
+      },
+      { offset, take: take + 1 },
+    );
+    return ctx.reportResults.get(reportResultKey(engine, compiled), () =>
+      ctx.reports.run(ctx.reportDeadline, (remainingMs) =>
+        runOnEngine(ctx.metrics, operationId, engine, compiled, remainingMs),
+      ),
+    );
+  };
+  // A query the columnar copy fails (out of memory) is answered by the row store, exactly.
+  const raw = await answerOn(await ctx.facts.reportEngine()).catch(async (error: unknown) => {
+    if (!(error instanceof ReportEngineFailedError) || !ctx.facts.fallbackEngine) throw error;
+    return answerOn(await ctx.facts.fallbackEngine(error));
+  });
   const more = raw.length > take;
   const rows = shapeRows(plan, raw.slice(0, take), operationId);
   const truncatedBy = more

@@ -210,6 +210,12 @@ export interface ReportFacts {
    * data stamp, else the row store. Never one whose facts are older than the row store's.
    */
   reportEngine(): Promise<ReportEngine>;
+  /**
+   * The engine that answers a query the one `reportEngine` gave failed for its own reasons
+   * (ReportEngineFailedError: the columnar copy out of memory, say): the row store. Absent when
+   * the row store answers reports itself.
+   */
+  fallbackEngine?(failure: unknown): Promise<ReportEngine>;
   latestConfig(workspaceId: string): Promise<{ version: number; config: ProgramConfig } | null>;
   /** A cheap fingerprint of what a workspace's catalog is built from; changes when any input does. */
   catalogStamp(workspaceId: string): Promise<string>;

@@ -156,6 +156,7 @@ export async function openTestFacts(
   return {
     reportConcurrency: facts.reportConcurrency,
     reportEngine: () => facts.reportEngine(),
+    fallbackEngine: facts.fallbackEngine && ((failure) => facts.fallbackEngine!(failure)),
     latestConfig: (w) => facts.latestConfig(w),
     catalogStamp: (w) => facts.catalogStamp(w),
     catalogEntries: (w) => facts.catalogEntries(w),

@@ -1,15 +1,7 @@
-import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import type { DataVersion, FactSource, ReportEngine, ReportFacts } from '../store.js';
-import { buildColumnarFacts } from './build-facts.js';
-import { DuckdbFacts, type DuckdbSettings } from './duckdb-facts.js';
-import {
-  basePath,
-  livePath,
-  lockBase,
-  newestBase,
-  partialPath,
-  removeStale,
-} from './facts-files.js';
+import type { DuckdbFacts, DuckdbSettings } from './duckdb-facts.js';
+import { removeStale } from './facts-files.js';
+import { openLiveCopy, publishBase, removeCopy } from './live-copies.js';
 import { PatchApplyError, patchColumnarFacts } from './patch-facts.js';
 
 export interface ColumnarOptions extends DuckdbSettings {
@@ -67,6 +59,7 @@ export class ColumnarReports implements ReportFacts {
   /** Rows patched into the live copy since the base it was copied from. */
   private patchedSinceBase = 0;
   private publishFailed = false;
+  private lastQueryFailureLogged = 0;
   private closed = false;
   private readonly poller: NodeJS.Timeout | null;
 
@@ -105,8 +98,27 @@ export class ColumnarReports implements ReportFacts {
     return this.rows.reportEngine();
   }
 
-  /** Prepares the copy for the current version before the first report asks (at start). */
+  /**
+   * The row store, for a query the copy failed (out of memory, say): exact, slower. Logged at most
+   * once a minute, with the cause.
+   */
+  async fallbackEngine(failure: unknown): Promise<ReportEngine> {
+    if (Date.now() - this.lastQueryFailureLogged > 60_000) {
+      this.lastQueryFailureLogged = Date.now();
+      this.options.log?.(
+        'a report query failed on the columnar copy; the row store answered it (logged at most once a minute)',
+        failure,
+      );
+    }
+    return this.rows.reportEngine();
+  }
+
+  /**
+   * Prepares the copy for the current version before the first report asks (at start), after
+   * removing what processes that are gone left in the folder (partial files, live copies).
+   */
   async warm(): Promise<void> {
+    removeStale(this.options.dir, null);
     await this.catchUp();
   }
 
@@ -172,77 +184,37 @@ export class ColumnarReports implements ReportFacts {
     if (this.live) await this.bringCurrent();
   }
 
-  /**
-   * Once the copy has taken patches worth a tenth of its rows since its base, it becomes the new
-   * base (checkpointed, copied, renamed into place): a server starting later, or this one after a
-   * failure, then patches little instead of writing a whole copy. A failure here is logged once
-   * and fails nothing: the old base stays.
-   */
+  /** Publishes the live copy as a base once its patches pass a tenth of it (live-copies.ts). */
   private async publishBase(): Promise<void> {
     const live = this.live;
     if (!live) return;
     const rows = Object.values(await live.tableRows()).reduce((a, b) => a + b, 0);
     if (this.patchedSinceBase <= PUBLISH_SHARE * rows) return;
-    const { dir } = this.options;
-    const partial = partialPath(dir, 'base');
-    try {
-      await live.checkpoint();
-      copyFileSync(live.path, partial);
-      const path = basePath(dir, live.version);
-      renameSync(partial, path);
-      removeStale(dir, path);
-      this.patchedSinceBase = 0;
-      this.options.log?.(`columnar report facts published as a new base: ${path}`);
-    } catch (error) {
-      removeCopy(partial);
+    const published = await publishBase(live, this.options.dir).catch((error: unknown) => {
       if (!this.publishFailed)
         this.options.log?.(
           'columnar report facts: a new base could not be written; the older one stays',
           error,
         );
       this.publishFailed = true;
-    }
+      return null;
+    });
+    if (published === null) return;
+    this.patchedSinceBase = 0;
+    this.options.log?.(`columnar report facts published as a new base: ${published}`);
   }
 
-  /**
-   * Opens a live copy from the newest base of the current epoch (`fresh`: one of the current
-   * version, written now when missing). Writes none while another process is writing one: the
-   * next attempt opens it.
-   */
+  /** Opens a live copy from a base (written first when `fresh` or none: live-copies.ts). */
   private async openFromBase(fresh: boolean): Promise<void> {
-    const { dir } = this.options;
-    mkdirSync(dir, { recursive: true });
-    const now = await this.rows.dataVersion();
-    let base = fresh ? null : newestBase(dir, now.epoch, now.version);
-    if (!base || (fresh && base.version < now.version)) {
-      if (this.options.build === false) return;
-      const release = lockBase(dir, now.epoch);
-      if (!release) return;
-      try {
-        const built = await buildColumnarFacts(this.rows, dir, this.options);
-        this.options.log?.(`columnar report facts written: ${built.path} in ${built.ms} ms`);
-      } finally {
-        release();
-      }
-      base = newestBase(dir, now.epoch, Number.MAX_SAFE_INTEGER);
-      if (!base) return;
+    const facts = await openLiveCopy(this.rows, this.options, this.reportConcurrency, fresh);
+    if (!facts) return;
+    if (this.closed) {
+      await facts.close();
+      removeCopy(facts.path);
+      return;
     }
-    const path = livePath(dir);
-    try {
-      copyFileSync(base.path, path);
-      const facts = await DuckdbFacts.open(path, this.reportConcurrency, this.options);
-      if (this.closed) {
-        await facts.close();
-        rmSync(path, { force: true });
-        return;
-      }
-      this.live = facts;
-      this.patchedSinceBase = 0;
-      this.options.log?.(`columnar report facts opened: ${path} (from ${base.path})`);
-    } catch (error) {
-      removeCopy(path);
-      throw error;
-    }
+    this.live = facts;
+    this.patchedSinceBase = 0;
   }
 
   private succeeded(): void {
@@ -285,14 +257,4 @@ export class ColumnarReports implements ReportFacts {
     await this.job;
     await this.dropLive();
   }
-}
-
-/** Removes a copy and its write-ahead log; a folder that is gone or replaced is no error here. */
-function removeCopy(path: string): void {
-  for (const file of [path, `${path}.wal`])
-    try {
-      rmSync(file, { force: true });
-    } catch {
-      // Nothing to remove where the folder was.
-    }
 }

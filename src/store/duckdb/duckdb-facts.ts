@@ -1,5 +1,5 @@
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { ReportTimeoutError } from '../../errors.js';
+import { ReportEngineFailedError, ReportTimeoutError } from '../../errors.js';
 import { stampOf, type DataVersion, type ReportEngine, type Row } from '../store.js';
 import { COLUMNAR_TABLES } from './columnar-tables.js';
 import { duckdbDialect } from './duckdb-dialect.js';
@@ -199,7 +199,7 @@ export class DuckdbFacts {
       });
     } catch (error) {
       if (interrupted) throw new ReportTimeoutError();
-      throw error;
+      throw new ReportEngineFailedError('duckdb', error);
     } finally {
       clearTimeout(timer);
       this.give(connection);
