@@ -24,15 +24,26 @@ export function typedQuery(schema: TObject, query: Readonly<Record<string, unkno
 }
 
 /**
+ * Parameters read from one query string at most. No operation takes more than four, so a query
+ * string with more has an unknown or a repeated name among the first ones already, and is a 404
+ * whatever follows: the rest is not read.
+ */
+export const MAX_QUERY_PARAMETERS = 64;
+
+/**
  * The query string as parameters: every name kept as given (`__proto__` and `constructor`
- * included, on an object without a prototype), a repeated name as an array of its values.
+ * included, on an object without a prototype), a repeated name as an array of its values. Linear
+ * in the text (a name repeated thousands of times costs what as many different ones do).
  */
 export function parseQueryString(text: string): Record<string, string | string[]> {
   const parameters: Record<string, string | string[]> = Object.create(null);
+  let count = 0;
   for (const [name, value] of new URLSearchParams(text)) {
+    if (++count > MAX_QUERY_PARAMETERS) break;
     const seen = parameters[name];
-    parameters[name] =
-      seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+    if (seen === undefined) parameters[name] = value;
+    else if (Array.isArray(seen)) seen.push(value);
+    else parameters[name] = [seen, value];
   }
   return parameters;
 }
