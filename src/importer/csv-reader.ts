@@ -97,8 +97,11 @@ export function readCsv(text: string, firstLine = 1): CsvResult {
   return { records, error: null };
 }
 
-/** Text read at most before a record must have ended (a stray quote would read to the end). */
-export const MAX_RECORD_CHARS = 64 * 1024 * 1024;
+/**
+ * Text read at most before a record must have ended: a row of the longest values every column
+ * allows is far shorter, and memory stays bounded whatever the file (a stray quote, a huge field).
+ */
+export const MAX_RECORD_CHARS = 1024 * 1024;
 
 /**
  * Where the text can be cut so that only whole records are before the cut: after the last line
@@ -139,8 +142,12 @@ export async function* csvRecords(
   };
   for await (const chunk of chunks) {
     pending += chunk;
-    let cut = lastRecordEnd(pending);
-    if (cut === -1 && pending.length > MAX_RECORD_CHARS) cut = pending.length;
+    const cut = lastRecordEnd(pending);
+    if (cut === -1 && pending.length > MAX_RECORD_CHARS)
+      return {
+        line,
+        message: `a record longer than ${MAX_RECORD_CHARS.toLocaleString('en')} characters starts here (a value too long, or a quote never closed); the rest of the file is not read`,
+      };
     if (cut === -1) continue;
     const result = read(pending.slice(0, cut));
     pending = pending.slice(cut);

@@ -62,6 +62,32 @@ export interface ColumnRule {
   format?: 'id' | 'date' | 'timestamp' | 'currency' | 'saved-definition';
   values?: readonly string[];
   references?: ImportTable;
+  /** The most characters (code points) a text value may have. */
+  maxLength?: number;
+}
+
+/**
+ * How long people-typed text may be, by what the domain needs: a name, an email address (RFC
+ * 5321's 254), a line's description, a saved query's definition; every other text column is a
+ * code, key, reference, category or number (100). Ids, dates, enumerations and currencies are
+ * bounded by their formats. A longer value is refused: stored, it would make every answer that
+ * carries it that long.
+ */
+export const TEXT_LIMITS = {
+  name: 200,
+  email: 254,
+  description: 1000,
+  definition: 16_384,
+  other: 100,
+} as const;
+
+function maxLengthOf(column: string): number {
+  if (column === 'display_name' || column === 'name' || column === 'author')
+    return TEXT_LIMITS.name;
+  if (column === 'work_email') return TEXT_LIMITS.email;
+  if (column === 'description') return TEXT_LIMITS.description;
+  if (column === 'definition') return TEXT_LIMITS.definition;
+  return TEXT_LIMITS.other;
 }
 
 interface StorageColumn {
@@ -110,6 +136,7 @@ function ruleOf(table: ImportTable, column: StorageColumn): ColumnRule {
   if (column.name === 'currency') rule.format = 'currency';
   if (table === 'saved_queries' && column.name === 'kind') rule.values = SAVED_QUERY_KINDS;
   if (table === 'saved_queries' && column.name === 'definition') rule.format = 'saved-definition';
+  if (rule.type === 'text') rule.maxLength = maxLengthOf(column.name);
   return rule;
 }
 

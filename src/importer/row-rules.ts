@@ -72,10 +72,29 @@ function flagOf(rule: ColumnRule, raw: unknown, format: SourceFormat): Converted
 function definitionOf(rule: ColumnRule, raw: unknown): Converted {
   const checked = checkSavedDefinition(raw);
   if (!checked.ok) return { problem: `${rule.name} ${checked.problem}` };
-  return { value: JSON.stringify(checked.definition) };
+  const text = JSON.stringify(checked.definition);
+  // An object in NDJSON is held as its JSON text: that is what is bounded.
+  if (rule.maxLength !== undefined && longerThan(text, rule.maxLength))
+    return {
+      problem: `${rule.name} is longer than ${rule.maxLength.toLocaleString('en')} characters`,
+    };
+  return { value: text };
+}
+
+/** More than `max` code points (a string of `max` or fewer UTF-16 units never is). */
+function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  if (text.length > 2 * max) return true;
+  let points = 0;
+  for (const _ of text) if (++points > max) return true;
+  return false;
 }
 
 function textOf(rule: ColumnRule, raw: unknown): Converted {
+  if (typeof raw === 'string' && rule.maxLength !== undefined && longerThan(raw, rule.maxLength))
+    return {
+      problem: `${rule.name} is longer than ${rule.maxLength.toLocaleString('en')} characters`,
+    };
   if (rule.format === 'saved-definition') return definitionOf(rule, raw);
   if (typeof raw !== 'string')
     return { problem: `${rule.name} must be a string, got ${shown(raw)}` };

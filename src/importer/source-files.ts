@@ -3,7 +3,8 @@
  * column → value pairs of each row with the physical line it starts on. CSV values are strings
  * (an empty field is null); NDJSON values are whatever JSON holds. Pure: the caller reads files.
  */
-import { csvRecords, type CsvRecord } from './csv-reader.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../records/json-depth.js';
+import { csvRecords, MAX_RECORD_CHARS, type CsvRecord } from './csv-reader.js';
 import { COLUMN_RULES, IMPORT_TABLES, importTableOf, type ImportTable } from './import-tables.js';
 import { shown, type ImportProblem, type ProblemSink } from './import-problems.js';
 
@@ -129,6 +130,14 @@ class RowParser {
       this.problems.push({ file, line, message: `not valid JSON (${(error as Error).message})` });
       return null;
     }
+    if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
+      this.problems.push({
+        file,
+        line,
+        message: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+      });
+      return null;
+    }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       const kind = Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed;
       this.problems.push({ file, line, message: `expected a JSON object, got ${kind}` });
@@ -167,16 +176,29 @@ export async function* streamSource(
   }
   let pending = '';
   let line = 1;
+  // A line past MAX_RECORD_CHARS is reported once and its rest skipped, up to its line break.
+  let skipping = false;
   for await (const chunk of chunks) {
     const lines = (pending + chunk).split('\n');
     pending = lines.pop() ?? '';
     const rows: RawRow[] = [];
     for (const raw of lines) {
-      const row = parser.ndjson(line++, raw);
-      if (row) rows.push(row);
+      if (skipping) skipping = false;
+      else {
+        const row = parser.ndjson(line, raw);
+        if (row) rows.push(row);
+      }
+      line++;
     }
+    if (!skipping && pending.length > MAX_RECORD_CHARS) {
+      problems.push({ file: source.file, line, message: LINE_TOO_LONG });
+      skipping = true;
+    }
+    if (skipping) pending = '';
     yield rows;
   }
-  const last = parser.ndjson(line, pending);
+  const last = skipping ? null : parser.ndjson(line, pending);
   if (last) yield [last];
 }
+
+const LINE_TOO_LONG = `the line is longer than ${MAX_RECORD_CHARS.toLocaleString('en')} characters (a value too long); it is not read`;

@@ -4,6 +4,7 @@
  * for rows written by other means). Pure.
  */
 import { Value } from 'typebox/value';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../records/json-depth.js';
 import { CURRENCY_CODE, isPlainId, PLAIN_ID_SHAPE } from '../records/plain-values.js';
 import {
   definitionIsCoherent,
@@ -45,6 +46,8 @@ export function checkSavedDefinition(raw: unknown): SavedDefinitionCheck {
       definition = undefined;
     }
   }
+  if (nestsDeeperThan(definition, MAX_JSON_DEPTH))
+    return { ok: false, problem: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` };
   if (!Value.Check(SavedDefinitionSchema, definition) || !definitionIsCoherent(definition))
     return { ok: false, problem: `must be ${SAVED_DEFINITION_SHAPE}` };
   const filters = definition.query.filters ?? [];

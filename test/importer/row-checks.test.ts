@@ -56,12 +56,11 @@ async function check(files: Record<string, string>, stored: Stored = NOTHING_STO
   const plan = planSources(Object.keys(files));
   const sources: ImportSource[] = plan.sources.map((source) => ({
     ...source,
-    // Two chunks, split mid-text, to read as a stream does.
+    // Chunks of 64 KiB, as the importer reads files (a small file: two, split mid-text).
     text: async function* () {
       const text = files[source.file];
-      const half = Math.floor(text.length / 2);
-      yield text.slice(0, half);
-      yield text.slice(half);
+      const size = Math.min(65_536, Math.ceil(text.length / 2));
+      for (let at = 0; at < text.length; at += size) yield text.slice(at, at + size);
     },
   }));
   const problems = new CappedProblems();
@@ -96,6 +95,68 @@ const CASES: [rule: string, files: Record<string, string>, expected: string[]][]
     'a NOT NULL column absent',
     { 'workers.ndjson': ndjson(without('workers', 'display_name')) },
     ['workers.ndjson:1: missing column display_name'],
+  ],
+  [
+    "text past its column's length (names 200, codes 100, definitions 16,384 characters)",
+    {
+      'workers.ndjson': ndjson(valid('workers', { display_name: 'n'.repeat(201) })),
+      'suppliers.ndjson': ndjson(valid('suppliers', { code: 'C'.repeat(101) })),
+      'saved_queries.ndjson': ndjson(
+        valid('saved_queries', {
+          definition: JSON.stringify({ query: { metrics: ['spend'] }, pad: 'x'.repeat(16_400) }),
+        }),
+      ),
+    },
+    [
+      'saved_queries.ndjson:1: definition is longer than 16,384 characters',
+      'suppliers.ndjson:1: code is longer than 100 characters',
+      'workers.ndjson:1: display_name is longer than 200 characters',
+    ],
+  ],
+  [
+    'nothing for text at its length, counted in characters (an emoji is one)',
+    { 'workers.ndjson': ndjson(valid('workers', { display_name: '😀'.repeat(200) })) },
+    [],
+  ],
+  [
+    'values nested deeper than 32 arrays and objects (JSON.parse takes them; the checks must not overflow)',
+    {
+      'workers.ndjson': `${JSON.stringify(valid('workers')).replace('"Ana"', `${'['.repeat(100_000)}${']'.repeat(100_000)}`)}\n`,
+      'saved_queries.csv': [
+        'id,kind,name,definition,author,pinned_at,created_at',
+        `sq_1,library,Deep,"${'['.repeat(50)}${']'.repeat(50)}",me,${AT},${AT}`,
+      ].join('\n'),
+    },
+    [
+      'saved_queries.csv:2: definition nests arrays and objects deeper than 32 levels',
+      'workers.ndjson:1: nests arrays and objects deeper than 32 levels',
+    ],
+  ],
+  [
+    'an NDJSON line over 1 MiB: reported, skipped to its end, the lines after it read',
+    {
+      'workers.ndjson': ndjson(
+        valid('workers', { display_name: 'x'.repeat(2 * 1024 * 1024) }),
+        valid('workers', { id: 'wkr_2', status: 'busy' }),
+      ),
+    },
+    [
+      'workers.ndjson:1: the line is longer than 1,048,576 characters (a value too long); it is not read',
+      'workers.ndjson:2: status must be one of active, inactive, got "busy"',
+    ],
+  ],
+  [
+    'a CSV record over 1 MiB: reported where it starts, the rest of the file not read',
+    {
+      'workers.csv': workerCsv(
+        WORKER_CSV_ROW,
+        `wkr_2,profile_only,"${'x'.repeat(2 * 1024 * 1024)}",active,active,${AT},${AT}`,
+        `wkr_3,profile_only,Bo,busy,active,${AT},${AT}`,
+      ),
+    },
+    [
+      'workers.csv:3: a record longer than 1,048,576 characters starts here (a value too long, or a quote never closed); the rest of the file is not read',
+    ],
   ],
   [
     'a NOT NULL column null',

@@ -57,3 +57,23 @@ export async function reportsByEngine(port: number): Promise<Record<string, numb
     counts[engine] = (counts[engine] ?? 0) + Number(n);
   return counts;
 }
+
+/** What `--import` runs first in a measured CLI: at exit, the process's peak RSS on stderr. */
+const REPORT_PEAK_RSS =
+  "data:text/javascript,process.on('exit', () => process.stderr.write('\\npeak-rss-kb ' + process.resourceUsage().maxRSS + '\\n'))";
+
+/** `vms-read <args>`, and its peak resident memory in MB (read by the process itself at exit). */
+export function runCliMeasured(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, ['--import', REPORT_PEAK_RSS, CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 300_000,
+  });
+  const match = /\npeak-rss-kb (\d+)\n$/.exec(result.stderr);
+  return {
+    status: result.status,
+    stdout: result.stdout,
+    stderr: match ? result.stderr.slice(0, match.index) : result.stderr,
+    peakRssMb: match ? Number(match[1]) / 1024 : NaN,
+  };
+}
