@@ -85,8 +85,13 @@ function definitionOf(rule: ColumnRule, raw: unknown): Converted {
 function longerThan(text: string, max: number): boolean {
   if (text.length <= max) return false;
   if (text.length > 2 * max) return true;
+  // Code points: UTF-16 units less the second half of each surrogate pair.
   let points = 0;
-  for (const _ of text) if (++points > max) return true;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xdc00 || unit > 0xdfff) points++;
+    if (points > max) return true;
+  }
   return false;
 }
 
