@@ -27,6 +27,8 @@ export interface OriginConfig {
 
 export const DEFAULT_QUOTA_PER_MINUTE = 6000;
 export const DEFAULT_REPORT_TIMEOUT_MS = 10_000;
+/** How long requests in flight may take to finish after SIGTERM (DESIGN §5: drains, exits 0). */
+export const DEFAULT_DRAIN_MS = 8000;
 export const DEFAULT_PG_POOL_SIZE = 10;
 
 export interface Config {
@@ -45,6 +47,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** VMS_READ_REPORT_TIMEOUT_MS: the time limit of one report query, default 10 s. */
   reportTimeoutMs: number;
+  /** VMS_READ_DRAIN_MS: how long requests in flight may finish after SIGTERM, default 8 s. */
+  drainMs: number;
   /** VMS_READ_PUBLIC_URL and VMS_READ_ALLOWED_ORIGINS (comma-separated). */
   origins: OriginConfig;
   /** VMS_READ_PG_POOL_SIZE: connections to PostgreSQL, default 10. */
@@ -202,6 +206,13 @@ export function readConfig(env: Env = process.env): Config {
       'VMS_READ_REPORT_TIMEOUT_MS',
       DEFAULT_REPORT_TIMEOUT_MS,
       1,
+      'must be a whole number of milliseconds',
+    ),
+    drainMs: wholeNumber(
+      env,
+      'VMS_READ_DRAIN_MS',
+      DEFAULT_DRAIN_MS,
+      0,
       'must be a whole number of milliseconds',
     ),
     origins: originsOf(env),

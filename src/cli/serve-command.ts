@@ -13,8 +13,6 @@ export interface Listening {
   baseUrl: string;
 }
 
-/** How long requests in flight may take to finish once SIGTERM arrives (DESIGN §5). */
-export const DRAIN_MS = 8000;
 
 interface Address {
   host: string;
@@ -46,7 +44,7 @@ export function checkPortFree(address: Address): Promise<void> {
 
 /**
  * Serves until SIGTERM or SIGINT, then drains: no new connections, idle ones closed at once,
- * requests in flight given DRAIN_MS, whatever is left (a client holding a half-sent request, say)
+ * requests in flight given VMS_READ_DRAIN_MS (8 s), whatever is left (a client holding a half-sent request, say)
  * closed; the store is closed and the process exits 0, within about ten seconds in all.
  * When it cannot listen (the port taken, an address it may not bind), it closes the app, the
  * columnar copy and the store before it throws: nothing is left open behind the one error line.
@@ -91,7 +89,7 @@ export async function listen(
     if (closing) return;
     closing = true;
     try {
-      await app.drainAndClose(DRAIN_MS);
+      await app.drainAndClose(config.drainMs);
       await facts.close();
       // A connection stuck on a database that stopped answering must not hold the exit.
       await withDeadline(store.close(), STORE_TIMEOUT_MS, () => new Error('store close')).catch(

@@ -12,6 +12,7 @@ describe('readConfig: the environment, read once and checked', () => {
       quotaPerMinute: 6000,
       redisUrl: undefined,
       reportTimeoutMs: 10_000,
+      drainMs: 8000,
       origins: { publicUrl: undefined, allowedOrigins: [] },
       pgPoolSize: 10,
       reportEngine: 'columnar',
@@ -33,6 +34,7 @@ describe('readConfig: the environment, read once and checked', () => {
       VMS_READ_QUOTA_PER_MINUTE: '0',
       REDIS_URL: 'rediss://vms:secret@cache.example.com:6380/2',
       VMS_READ_REPORT_TIMEOUT_MS: '250',
+      VMS_READ_DRAIN_MS: '0',
       VMS_READ_PUBLIC_URL: 'https://vms.example.com/base',
       VMS_READ_ALLOWED_ORIGINS: ' https://a.example , ,https://b.example',
       VMS_READ_PG_POOL_SIZE: '4',
@@ -52,6 +54,7 @@ describe('readConfig: the environment, read once and checked', () => {
       quotaPerMinute: 0,
       redisUrl: 'rediss://vms:secret@cache.example.com:6380/2',
       reportTimeoutMs: 250,
+      drainMs: 0,
       origins: {
         publicUrl: 'https://vms.example.com/base',
         allowedOrigins: ['https://a.example', 'https://b.example'],
@@ -133,6 +136,7 @@ describe('readConfig: the environment, read once and checked', () => {
       'lots',
       'VMS_READ_QUOTA_PER_MINUTE must be a whole number (0 turns the quota off)',
     ],
+    ['VMS_READ_DRAIN_MS', '-1', 'VMS_READ_DRAIN_MS must be a whole number of milliseconds'],
     [
       'VMS_READ_REPORT_TIMEOUT_MS',
       '0',

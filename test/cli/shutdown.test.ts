@@ -8,16 +8,26 @@ import { openTestDatabase, type TestDatabase } from '../support/test-databases.j
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const BODY = JSON.stringify({ query: { metrics: ['invoice_count'] } });
 
-/** A report request whose headers are sent in full and its body only in part: in flight. */
-function inFlightHead(token: string): string {
+/**
+ * A report request whose headers are sent in full and its body only in part: in flight. With
+ * `Expect: 100-continue` the server says `100 Continue` as it takes the request in, which tells
+ * the test it is in flight, however slow the machine.
+ */
+function inFlightHead(token: string, expectContinue = false): string {
   return (
     `POST /api/v1/reports/query HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
+    (expectContinue ? 'Expect: 100-continue\r\n' : '') +
     `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n` +
     BODY.slice(0, 10)
   );
 }
 
-describe('SIGTERM drains and exits 0 whatever clients hold open', () => {
+/** Polls until `check` holds: the test's timeout is the deadline, not a guess at a duration. */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await sleep(50);
+}
+
+describe('SIGTERM drains and exits 0 whatever clients hold open', { timeout: 120_000 }, () => {
   let database: TestDatabase;
   let token: string;
   before(async () => {
@@ -26,10 +36,17 @@ describe('SIGTERM drains and exits 0 whatever clients hold open', () => {
   });
   after(() => database.drop());
 
-  async function serve() {
+  /**
+   * A server whose drain lasts `drainMs`: ten minutes where the test shows that the process does
+   * not wait for it (it exits as soon as nothing is in flight), half a second where it shows the
+   * drain is bounded (a request that never completes cannot hold the exit). What is asserted is
+   * that the process exits 0, not how fast: the tests' own timeout is the deadline.
+   */
+  async function serve(drainMs = 600_000) {
     const port = await freePort();
     const server = await startServer(['serve', '--db', database.db, '--port', String(port)], port, {
       LOG_LEVEL: 'silent',
+      VMS_READ_DRAIN_MS: String(drainMs),
     });
     return { port, child: server.child };
   }
@@ -46,18 +63,24 @@ describe('SIGTERM drains and exits 0 whatever clients hold open', () => {
     halfSent.write(`GET /api/v1/workers HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthori`);
     // A request in flight: headers complete, body still arriving.
     const busy = await openSocket(port);
-    const busyAnswer = readUntilClosed(busy, 15_000);
-    busy.write(inFlightHead(token));
-    await sleep(300);
+    let busyText = '';
+    busy.on('data', (chunk: Buffer) => (busyText += chunk.toString('utf8')));
+    const busyClosed = new Promise((resolve) => busy.once('close', resolve));
+    busy.write(inFlightHead(token, true));
+    await until(() => busyText.includes('100 Continue'));
 
-    const signalled = performance.now();
     child.kill('SIGTERM');
-    await sleep(300);
     // New connections are refused while the drain runs.
-    await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`));
+    await until(() =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => false,
+        () => true,
+      ),
+    );
     busy.write(BODY.slice(10));
 
-    const answer = parseRawAnswer(await busyAnswer);
+    await busyClosed;
+    const answer = parseRawAnswer(busyText.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, ''));
     assert.equal(answer.status, 200, answer.raw);
     assert.equal(answer.body.data.status, 'ok');
     assert.ok(
@@ -69,13 +92,12 @@ describe('SIGTERM drains and exits 0 whatever clients hold open', () => {
       '',
       'the half-sent request got no answer: its connection was closed',
     );
+    // The drain lasts ten minutes: the exit came because nothing was in flight any more.
     assert.equal(await exitOf(child), 0);
-    const ms = performance.now() - signalled;
-    assert.ok(ms < 5_000, `exited ${Math.round(ms)} ms after SIGTERM`);
   });
 
-  it('bounds the drain: a request that never completes is closed and the process exits 0 within 10 s', async () => {
-    const { port, child } = await serve();
+  it('bounds the drain: a request that never completes is closed and the process exits 0', async () => {
+    const { port, child } = await serve(500);
     const stuck = await openSocket(port);
     const stuckClosed = readUntilClosed(stuck, 20_000);
     stuck.write(inFlightHead(token)); // its body never finishes
@@ -83,11 +105,8 @@ describe('SIGTERM drains and exits 0 whatever clients hold open', () => {
     const halfClosed = readUntilClosed(halfSent, 20_000);
     halfSent.write('GET /healthz HTTP/1.1\r\nHo');
     await sleep(300);
-    const signalled = performance.now();
     child.kill('SIGTERM');
     assert.equal(await exitOf(child), 0);
-    const ms = performance.now() - signalled;
-    assert.ok(ms < 10_000, `exited ${Math.round(ms)} ms after SIGTERM`);
     await stuckClosed;
     await halfClosed;
   });
@@ -97,11 +116,9 @@ describe('SIGTERM drains and exits 0 whatever clients hold open', () => {
     const halfSent = await openSocket(port);
     halfSent.write('GET /api/v1/workers HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     await sleep(200);
-    const signalled = performance.now();
     child.kill('SIGTERM');
+    // The drain lasts ten minutes: a half-sent request is not in flight and holds nothing.
     assert.equal(await exitOf(child), 0);
-    const ms = performance.now() - signalled;
-    assert.ok(ms < 3_000, `exited ${Math.round(ms)} ms after SIGTERM`);
     halfSent.destroy();
   });
 });
