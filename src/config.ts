@@ -49,6 +49,10 @@ export interface Config {
   reportTimeoutMs: number;
   /** VMS_READ_DRAIN_MS: how long requests in flight may finish after SIGTERM, default 8 s. */
   drainMs: number;
+  /** VMS_READ_SEND_TIMEOUT_MS: how long a client may take to read an answer, default 30 s. */
+  sendTimeoutMs: number;
+  /** VMS_READ_UNSENT_MB: answers' bytes clients have not read, in all, before new requests get 503. */
+  unsentMb: number;
   /** VMS_READ_PUBLIC_URL and VMS_READ_ALLOWED_ORIGINS (comma-separated). */
   origins: OriginConfig;
   /** VMS_READ_PG_POOL_SIZE: connections to PostgreSQL, default 10. */
@@ -215,6 +219,14 @@ export function readConfig(env: Env = process.env): Config {
       0,
       'must be a whole number of milliseconds',
     ),
+    sendTimeoutMs: wholeNumber(
+      env,
+      'VMS_READ_SEND_TIMEOUT_MS',
+      30_000,
+      1,
+      'must be a whole number of milliseconds',
+    ),
+    unsentMb: wholeNumber(env, 'VMS_READ_UNSENT_MB', 64, 1, 'must be a whole number of megabytes'),
     origins: originsOf(env),
     pgPoolSize: wholeNumber(
       env,

@@ -9,6 +9,7 @@ import {
   type OriginConfig,
 } from './config.js';
 import { buildApp } from './http/app.js';
+import type { SlowReaderLimits } from './http/slow-readers.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { Executor } from './operations/executor.js';
 import { OPERATIONS } from './operations/registry.js';
@@ -44,6 +45,8 @@ export interface ServiceOptions {
   cacheReads?: boolean;
   /** Count requests and serve them at GET /metrics (VMS_READ_METRICS=1); off by default. */
   metrics?: boolean;
+  /** Bounds on answers clients do not read (VMS_READ_SEND_TIMEOUT_MS, VMS_READ_UNSENT_MB). */
+  slowReaders?: SlowReaderLimits;
 }
 
 /** DESIGN §4.1: a request the store does not answer within 2 s gets 503 `unavailable`. */
@@ -72,6 +75,7 @@ export function serviceSettings(
   | 'cacheReports'
   | 'cacheReads'
   | 'metrics'
+  | 'slowReaders'
 > {
   const { secret, quotaPerMinute, redisUrl, reportTimeoutMs, origins, cache, metrics } = config;
   return {
@@ -83,6 +87,7 @@ export function serviceSettings(
     cacheReports: cache,
     cacheReads: cache,
     metrics,
+    slowReaders: { sendMs: config.sendTimeoutMs, unsentBytes: config.unsentMb * 1024 * 1024 },
   };
 }
 
@@ -149,6 +154,7 @@ export async function createService(
     store: options.store,
     logger: options.logger,
     origins: options.origins ?? { allowedOrigins: [] },
+    slowReaders: options.slowReaders,
   });
   log.to = app.log;
   app.addHook('onClose', () => executor.close());

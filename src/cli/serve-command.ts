@@ -13,7 +13,6 @@ export interface Listening {
   baseUrl: string;
 }
 
-
 interface Address {
   host: string;
   port: number;

@@ -23,6 +23,12 @@ import { mountOpenApi } from './openapi/route.js';
 import { mountOperation } from './routes.js';
 import { mountWebApp } from './web-app.js';
 import { serverOrigin, type OriginConfig } from './server-origin.js';
+import {
+  DEFAULT_SEND_TIMEOUT_MS,
+  DEFAULT_UNSENT_MB,
+  installSlowReaderLimits,
+  type SlowReaderLimits,
+} from './slow-readers.js';
 
 export interface AppDeps {
   executor: Executor;
@@ -32,6 +38,8 @@ export interface AppDeps {
   logger?: boolean | Record<string, unknown> | FastifyBaseLogger;
   /** The server's own origin, and the browser origins allowed on /mcp and answered by CORS. */
   origins: OriginConfig;
+  /** Bounds on answers clients do not read (slow-readers.ts); defaults when absent. */
+  slowReaders?: SlowReaderLimits;
 }
 
 declare module 'fastify' {
@@ -149,6 +157,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   });
 
+  const watchAnswer = installSlowReaderLimits(
+    app,
+    deps.slowReaders ?? {
+      sendMs: DEFAULT_SEND_TIMEOUT_MS,
+      unsentBytes: DEFAULT_UNSENT_MB * 1024 * 1024,
+    },
+  );
   installJsonBodyParser(app);
   const origin = serverOrigin(app, deps.origins);
   const answer = errorAnswer(origin);
@@ -168,7 +183,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await mountOpenApi(app, deps.operations);
   await mountWebApp(app);
   for (const operation of deps.operations) mountOperation(app, deps.executor, operation);
-  mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), origin, answer);
+  mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), origin, answer, watchAnswer);
 
   app.decorate('drainAndClose', async (drainMs: number) => {
     closing = true;

@@ -10,6 +10,7 @@ import { ForbiddenMemberError } from './json-body.js';
 import { authenticateAndAdmit } from './routes.js';
 import type { ServerOrigin } from './server-origin.js';
 import type { RequestCounting } from '../metrics/service-metrics.js';
+import type { WatchAnswer } from './slow-readers.js';
 import type { Executor } from '../operations/executor.js';
 import { guardTransport, JSON_RPC, jsonRpcErrorBody } from '../mcp/protocol-errors.js';
 import { createMcpServer } from '../mcp/server.js';
@@ -72,6 +73,7 @@ export function mountMcpHttp(
   toolset: Toolset,
   origin: ServerOrigin,
   errorAnswer: ErrorAnswer,
+  watchAnswer: WatchAnswer,
 ): void {
   const metadata = (resourcePath: string) => ({
     resource: `${origin.own()}${resourcePath}`,
@@ -133,6 +135,8 @@ export function mountMcpHttp(
       for (const [name, value] of Object.entries(reply.getHeaders()))
         if (value !== undefined) reply.raw.setHeader(name, value);
       reply.hijack();
+      // Hijacked: no onSend hook sees this answer, so its send bound starts here.
+      watchAnswer(request, reply);
       await transport.handleRequest(request.raw, reply.raw, request.body);
     },
   });

@@ -1,0 +1,116 @@
+/**
+ * Slow readers (issue 21, item 2): a client that does not read its answer is cut off once the
+ * send bound passes, and while answers no client has read hold more than the budget, new
+ * requests are answered 503 at once (`/healthz` still answers). Real sockets on loopback; the
+ * bounds are set small so the test runs in seconds, and what is asserted is what happened, each
+ * wait bounded by a deadline.
+ */
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { createService } from '../../src/service.js';
+import { installSlowReaderLimits } from '../../src/http/slow-readers.js';
+import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
+import { staffToken } from '../support/harness.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Connects and sends `request`, then never reads: the answer waits in buffers. */
+function silentReader(port: number, request: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.pause();
+      socket.write(request);
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+const connections = (app: FastifyInstance) =>
+  new Promise<number>((resolve, reject) =>
+    app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
+
+/** Polls until `check` holds, for at most `ms`. */
+async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail('not reached before the deadline');
+    await sleep(50);
+  }
+}
+
+describe('answers no client reads hold nothing for long', () => {
+  it('answers 503 while unread answers pass the budget, keeps /healthz, and frees them at the send bound', async () => {
+    const app = Fastify();
+    installSlowReaderLimits(app, { sendMs: 1500, unsentBytes: 4 * 1024 * 1024 });
+    const big = 'x'.repeat(40 * 1024 * 1024);
+    app.get('/big', async () => big);
+    app.get('/small', async () => 'ok');
+    app.get('/healthz', async () => 'ok');
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as { port: number }).port;
+    try {
+      const reader = await silentReader(port, 'GET /big HTTP/1.1\r\nHost: x\r\n\r\n');
+      // The system's buffers take a few MB; the rest (tens of MB) waits in this process.
+      await until(async () => (await fetch(`http://127.0.0.1:${port}/small`)).status === 503);
+      const refused = await fetch(`http://127.0.0.1:${port}/small`);
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers.get('retry-after'), '1');
+      assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+      // Past the send bound the reader is cut off and what it held is freed.
+      await until(async () => (await fetch(`http://127.0.0.1:${port}/small`)).status === 200);
+      reader.destroy();
+    } finally {
+      await app.close();
+    }
+  });
+
+  describe('a served answer (a timesheet of 1,000 entries) a client never reads', () => {
+    let db: TestDatabase;
+    let app: FastifyInstance;
+    let port: number;
+    let request: string;
+    let path: string;
+    let token: string;
+    before(async () => {
+      db = await openTestDatabase('sqlite');
+      token = await staffToken(db.store);
+      ({ app } = await createService({
+        store: db.store,
+        secret: 'test-secret',
+        quotaPerMinute: 0,
+        slowReaders: { sendMs: 1000, unsentBytes: 64 * 1024 * 1024 },
+      }));
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      port = (app.server.address() as { port: number }).port;
+      const [{ id }] = await db.all<{ id: string }>(
+        'SELECT timesheet_id AS id FROM time_entries GROUP BY timesheet_id ORDER BY COUNT(*) DESC LIMIT 1',
+      );
+      path = `/api/v1/timesheets/item?id=${id}`;
+      request = `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+    });
+    after(async () => {
+      await app.close();
+      await db.drop();
+    });
+
+    it('closes each such connection once the send bound passes, whatever the system buffered', async () => {
+      const readers = await Promise.all(
+        Array.from({ length: 20 }, () => silentReader(port, request)),
+      );
+      await until(async () => (await connections(app)) >= 20);
+      // Nothing is read; the server closes all twenty of its own accord.
+      await until(async () => (await connections(app)) === 0);
+      for (const reader of readers) reader.destroy();
+      // A reader that reads gets its whole answer.
+      const whole = await fetch(`http://127.0.0.1:${port}${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(whole.status, 200);
+      assert.ok((await whole.text()).length > 500_000);
+    });
+  });
+});
