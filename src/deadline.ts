@@ -25,3 +25,20 @@ export function withDeadline<T>(work: Promise<T>, ms: number, late: () => Error)
 
 /** Milliseconds on a monotonic clock: deadlines never move with the wall clock (or a test's). */
 export const monotonicNow = (): number => performance.now();
+
+/**
+ * Calls `fn` once the monotonic clock reaches `deadline`, never before: a timer can fire a
+ * fraction of a millisecond early (the event loop's clock is whole milliseconds), and then it
+ * is set again for what is left. Returns the function that cancels it.
+ */
+export function atDeadline(deadline: number, fn: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = deadline - monotonicNow();
+    if (left <= 0) fn();
+    else timer = setTimeout(arm, Math.ceil(left));
+  };
+  const left = deadline - monotonicNow();
+  timer = setTimeout(arm, Math.max(0, Math.ceil(left)));
+  return () => clearTimeout(timer);
+}

@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 
@@ -66,7 +66,9 @@ export function installSlowReaderLimits(
   const watch: WatchAnswer = (request, reply) => {
     const response = reply.raw;
     const socket = request.raw.socket;
-    if (!socket || response.writableFinished) return;
+    // Only a real connection: an injected request (tests, `app.inject`) has a stand-in socket
+    // with no bytes in flight to bound.
+    if (!(socket instanceof Socket) || response.writableFinished) return;
     const state = stateOf(socket);
     const asked = state.asked;
     state.open++;

@@ -1,9 +1,9 @@
 import { ApiError, ReportTimeoutError } from '../errors.js';
-import { monotonicNow } from '../deadline.js';
+import { atDeadline, monotonicNow } from '../deadline.js';
 
 interface Waiter {
   start: () => void;
-  timer: NodeJS.Timeout;
+  cancelTimeout: () => void;
 }
 
 /**
@@ -46,16 +46,13 @@ export class ReportGate {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         start: () => {
-          clearTimeout(waiter.timer);
+          waiter.cancelTimeout();
           resolve();
         },
-        timer: setTimeout(
-          () => {
-            this.waiting.splice(this.waiting.indexOf(waiter), 1);
-            reject(new ReportTimeoutError());
-          },
-          Math.max(0, deadline - monotonicNow()),
-        ),
+        cancelTimeout: atDeadline(deadline, () => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          reject(new ReportTimeoutError());
+        }),
       };
       this.waiting.push(waiter);
     });

@@ -113,4 +113,20 @@ describe('answers no client reads hold nothing for long', () => {
       assert.ok((await whole.text()).length > 500_000);
     });
   });
+
+  it('leaves injected requests (no real connection) alone past the send bound', async () => {
+    const app = Fastify();
+    installSlowReaderLimits(app, { sendMs: 20, unsentBytes: 1024 });
+    app.get('/small', async () => 'ok');
+    try {
+      const answer = await app.inject({ method: 'GET', url: '/small' });
+      assert.equal(answer.statusCode, 200);
+      // The bound's timer would have fired by now; a stand-in socket must not be touched (it
+      // threw "socket.destroy is not a function" outside any request before).
+      await sleep(100);
+      assert.equal((await app.inject({ method: 'GET', url: '/small' })).statusCode, 200);
+    } finally {
+      await app.close();
+    }
+  });
 });
