@@ -1,11 +1,52 @@
 // What the benchmarks share: the built CLI, a free port, logging and rounding, the seeded
 // database of a scale, and waiting for a server to answer.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 export { freePort } from '../dist/test/support/pg-cluster.js';
 
 export const CLI = 'dist/src/cli/main.js';
+
+/**
+ * How the `vms-read` command runs (its first line, `#!/usr/bin/env -S NAME=VALUE node --flag …`):
+ * the environment it sets and Node's flags. Benchmarks start the server with both, as an
+ * operator's `vms-read serve` runs.
+ */
+const commandLine = readFileSync(CLI, 'utf8')
+  .split('\n', 1)[0]
+  .replace(/^#!\S+ -S /, '');
+const [settings, flags] = commandLine.split(/\bnode\b/);
+export const COMMAND_ENV = Object.fromEntries(
+  settings
+    .split(' ')
+    .filter(Boolean)
+    .map((pair) => pair.split('=')),
+);
+export const NODE_FLAGS = flags.split(' ').filter(Boolean);
+
+/**
+ * `vms-read serve --db db --port port` as a child, run as the command runs (its flags and
+ * environment), quota off; `env` adds to (or overrides) the environment.
+ */
+export function spawnServer(db, port, { env = {}, stdio = ['ignore', 'ignore', 'inherit'] } = {}) {
+  return spawn(
+    process.execPath,
+    [...NODE_FLAGS, CLI, 'serve', '--db', db, '--port', String(port)],
+    {
+      env: { ...COMMAND_ENV, ...process.env, VMS_READ_QUOTA_PER_MINUTE: '0', ...env },
+      stdio,
+    },
+  );
+}
+
+/** Every read scope. */
+export const ALL_SCOPES = 'read:program,read:financial,read:workforce,read:pii';
+
+/** A token of `role` on `workspace` with every scope (`binding`: `--worker ID` and the like). */
+export function mintToken(db, workspace, role = 'staff', ...binding) {
+  const args = ['token', 'create', '--db', db, '--workspace', workspace, '--role', role];
+  return cli([...args, ...binding, '--scopes', ALL_SCOPES]).trim();
+}
 
 export const log = (...args) => console.error(...args);
 

@@ -1,7 +1,6 @@
 // The server side of the loads benchmark (bench/loads.mjs): the copy of the seeded database the
 // loads go into, `vms-read serve` on it, which engine answered a report (from /metrics), polling
 // a report until it reflects a load, and a full export through the change feed.
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import {
   copyFileSync,
@@ -13,7 +12,7 @@ import {
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, freePort, log as say, round } from './lib.mjs';
+import { freePort, log as say, round, spawnServer } from './lib.mjs';
 
 const log = (message) => say(`[loads] ${message}`);
 
@@ -63,13 +62,8 @@ export function removeCopy(copy) {
  */
 export async function startServer(db) {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', String(port)], {
-    env: {
-      ...process.env,
-      VMS_READ_METRICS: '1',
-      VMS_READ_QUOTA_PER_MINUTE: '0',
-      LOG_LEVEL: 'info',
-    },
+  const child = spawnServer(db, port, {
+    env: { VMS_READ_METRICS: '1', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const factsLog = [];

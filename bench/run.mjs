@@ -11,12 +11,12 @@ import { parseArgs } from 'node:util';
 import {
   benchDb,
   benchSeed,
-  CLI,
-  cli,
   ensureSeeded,
   freePort,
   log,
+  mintToken,
   round,
+  spawnServer,
   waitFor,
 } from './lib.mjs';
 import { printLoadsTable } from './loads.mjs';
@@ -182,18 +182,7 @@ async function main() {
     `SELECT id FROM invoices WHERE workspace_id = 'ws_business' ORDER BY random() LIMIT 500`,
   );
 
-  const token = cli([
-    'token',
-    'create',
-    '--db',
-    values.db,
-    '--workspace',
-    'ws_business',
-    '--role',
-    'staff',
-    '--scopes',
-    'read:program,read:financial,read:workforce,read:pii',
-  ]).trim();
+  const token = mintToken(values.db, 'ws_business');
   const auth = { authorization: `Bearer ${token}` };
   const [servicePort, baselinePort, floorPort, uncachedPort] = [
     await freePort(),
@@ -201,16 +190,11 @@ async function main() {
     await freePort(),
     await freePort(),
   ];
-  const service = start([CLI, 'serve', '--db', values.db, '--port', String(servicePort)], {
-    VMS_READ_QUOTA_PER_MINUTE: '0',
-    LOG_LEVEL: 'warn',
-  });
+  const service = spawnServer(values.db, servicePort, { env: { LOG_LEVEL: 'warn' } });
   // The same service with its caches off: what a first request (or every request on PostgreSQL,
   // which caches no whole answers) costs.
-  const uncached = start([CLI, 'serve', '--db', values.db, '--port', String(uncachedPort)], {
-    VMS_READ_QUOTA_PER_MINUTE: '0',
-    VMS_READ_CACHE: 'off',
-    LOG_LEVEL: 'warn',
+  const uncached = spawnServer(values.db, uncachedPort, {
+    env: { VMS_READ_CACHE: 'off', LOG_LEVEL: 'warn' },
   });
   const uncachedBase = `http://127.0.0.1:${uncachedPort}`;
   const serviceBase = `http://127.0.0.1:${servicePort}`;

@@ -7,7 +7,15 @@
 // - a compiled file missing while its source exists (removed by hand) forces a full build
 //   (tsc -b trusts its build info and would not notice).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -55,6 +63,11 @@ for (const json of ROOTS.flatMap(filesUnder).filter((f) => f.endsWith('.json')))
   mkdirSync(dirname(target), { recursive: true });
   copyFileSync(json, target);
 }
+
+// The command runs as it will once installed (`./dist/src/cli/main.js`, its first line choosing
+// Node and its flags).
+const command = join(OUT, 'src/cli/main.js');
+if (existsSync(command)) chmodSync(command, 0o755);
 
 const kept = new Set(sources.map(outputOf));
 let removed = 0;

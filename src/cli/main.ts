@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-old-space-size=1024 --max-semi-space-size=4
 import { AdminError } from '../admin/admin-error.js';
 import { readConfig } from '../config.js';
 import { NoDatabaseError } from '../store/open-store.js';

@@ -26,6 +26,19 @@ export const DEFAULT_UNSENT_MB = 64;
 
 const EXEMPT = new Set(['/healthz', '/metrics']);
 
+/** The send bound on one answer. */
+interface Bound {
+  timer: NodeJS.Timeout;
+  /** The answer was handed to the connection in full (or the connection closed). */
+  handed: boolean;
+}
+
+interface Connection {
+  asked: number;
+  open: number;
+  bounds: Set<Bound>;
+}
+
 /** Starts the send bound on an answer being written (routes that write the raw response call it). */
 export type WatchAnswer = (request: FastifyRequest, reply: FastifyReply) => void;
 
@@ -52,15 +65,35 @@ export function installSlowReaderLimits(
     }
   });
 
-  /** Per connection: requests asked on it so far, and those not yet handed over in full. */
-  const connections = new WeakMap<Socket, { asked: number; open: number }>();
+  /**
+   * Per connection: requests asked on it so far, answers not yet handed over in full, and the
+   * bounds still running on its answers. One `close` listener per connection, not one per
+   * answer: a keep-alive connection carries thousands of answers.
+   */
+  const connections = new WeakMap<Socket, Connection>();
   const stateOf = (socket: Socket) => {
     let state = connections.get(socket);
-    if (!state) connections.set(socket, (state = { asked: 0, open: 0 }));
+    if (!state) {
+      const created: Connection = { asked: 0, open: 0, bounds: new Set() };
+      connections.set(socket, (state = created));
+      socket.once('close', () => {
+        for (const bound of created.bounds) clearTimeout(bound.timer);
+        created.bounds.clear();
+      });
+    }
     return state;
   };
   app.addHook('onRequest', async (request) => {
-    if (request.raw.socket) stateOf(request.raw.socket).asked++;
+    const socket = request.raw.socket;
+    if (!(socket instanceof Socket)) return;
+    const state = stateOf(socket);
+    state.asked++;
+    // The client asked again: the bounds on answers already handed over are met.
+    for (const bound of state.bounds)
+      if (bound.handed) {
+        clearTimeout(bound.timer);
+        state.bounds.delete(bound);
+      }
   });
 
   const watch: WatchAnswer = (request, reply) => {
@@ -76,21 +109,24 @@ export function installSlowReaderLimits(
     // Handed to the connection is not read by the client: the system's buffers take a large
     // answer whole. So the bound holds until the client asks again on the connection or closes
     // it: past `sendMs` with neither, the connection is closed and what is left unread dropped.
-    const timer = setTimeout(() => {
-      if (!response.writableFinished || (state.asked === asked && state.open === 0))
-        socket.destroy();
-    }, limits.sendMs);
-    timer.unref();
-    let handed = false;
+    const bound: Bound = {
+      handed: false,
+      timer: setTimeout(() => {
+        state.bounds.delete(bound);
+        if (!response.writableFinished || (state.asked === asked && state.open === 0))
+          socket.destroy();
+      }, limits.sendMs),
+    };
+    bound.timer.unref();
+    state.bounds.add(bound);
     const handedOver = () => {
-      if (handed) return;
-      handed = true;
+      if (bound.handed) return;
+      bound.handed = true;
       state.open--;
-      sending.delete(socket);
+      if (state.open === 0) sending.delete(socket);
     };
     response.once('finish', handedOver);
     response.once('close', handedOver);
-    socket.once('close', () => clearTimeout(timer));
   };
   app.addHook('onSend', async (request, reply) => watch(request, reply));
   return watch;

@@ -6,6 +6,7 @@
  * wait bounded by a deadline.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -126,6 +127,40 @@ describe('answers no client reads hold nothing for long', () => {
       await sleep(100);
       assert.equal((await app.inject({ method: 'GET', url: '/small' })).statusCode, 200);
     } finally {
+      await app.close();
+    }
+  });
+
+  it('holds nothing per answer on a keep-alive connection once the client asks again', async () => {
+    const app = Fastify();
+    installSlowReaderLimits(app, { sendMs: 60_000, unsentBytes: 1024 * 1024 });
+    // What the connection holds when each request arrives: its close listeners.
+    const listeners: number[] = [];
+    app.get('/small', async (request) => {
+      listeners.push(request.raw.socket.listenerCount('close'));
+      return 'ok';
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as { port: number }).port;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let i = 0; i < 50; i++) {
+        const status = await new Promise<number>((resolve, reject) =>
+          http
+            .get({ host: '127.0.0.1', port, path: '/small', agent }, (res) => {
+              res.resume();
+              res.once('end', () => resolve(res.statusCode ?? 0));
+            })
+            .once('error', reject),
+        );
+        assert.equal(status, 200);
+      }
+      // One connection carried all fifty; what it holds did not grow with them (it grew by
+      // one listener, and one pending bound, per answer before).
+      assert.equal(listeners.length, 50);
+      assert.equal(listeners[49], listeners[1], JSON.stringify(listeners));
+    } finally {
+      agent.destroy();
       await app.close();
     }
   });
