@@ -107,7 +107,8 @@ describe('vms-read help, version and usage errors (DESIGN §5)', () => {
       assert.equal(result.status, 0, result.stderr);
       assert.equal(result.stdout, `${version}\n`);
     }
-    assert.match(readFileSync(CLI, 'utf8'), /^#!\/usr\/bin\/env node\n/, 'runs as the package bin');
+    // Its first line runs it as the package bin, with settings for env and flags for Node.
+    assert.match(readFileSync(CLI, 'utf8'), /^#!\/usr\/bin\/env -S (\w+=\S+ )*node( [^\n]*)?\n/);
   });
 
   it('an unknown flag: exit 2, one error line, then the usage, on stderr', () => {
