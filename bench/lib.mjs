@@ -39,6 +39,20 @@ export function spawnServer(db, port, { env = {}, stdio = ['ignore', 'ignore', '
   );
 }
 
+/**
+ * A process's memory as the system counts it, in MB: RSS, its peak, and of it the anonymous
+ * pages (heaps) and the file pages (code, mapped files); null once the process is gone.
+ */
+export function processMemory(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const mb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+    return { rssMb: mb('VmRSS'), hwmMb: mb('VmHWM'), anonMb: mb('RssAnon'), fileMb: mb('RssFile') };
+  } catch {
+    return null;
+  }
+}
+
 /** Every read scope. */
 export const ALL_SCOPES = 'read:program,read:financial,read:workforce,read:pii';
 

@@ -9,7 +9,7 @@
 // Target (a goal, not a test: a MISS still exits 0): RSS growth ≤ 20 MB over the shapes after
 // warm-up. `--env` passes settings to the server (VMS_READ_CACHE=off, VMS_READ_REPORT_ENGINE=row)
 // to see what each part holds.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   benchDb,
@@ -18,6 +18,7 @@ import {
   freePort,
   log,
   mintToken,
+  processMemory,
   round,
   spawnServer,
   waitFor,
@@ -49,11 +50,10 @@ const IDLE_MS = 5_000;
 const GROWTH_TARGET_MB = 20;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** The process's memory as the system counts it: RSS, of which anonymous (heaps) and files. */
+/** RSS, of which anonymous (heaps) and files, rounded. */
 function memoryOf(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mb = (name) => round(Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)[1]) / 1024);
-  return { rssMb: mb('VmRSS'), anonMb: mb('RssAnon'), fileMb: mb('RssFile') };
+  const { rssMb, anonMb, fileMb } = processMemory(pid);
+  return { rssMb: round(rssMb), anonMb: round(anonMb), fileMb: round(fileMb) };
 }
 
 async function main() {

@@ -12,7 +12,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
-import { cli, freePort, log, mintToken as mintTokenOf, spawnServer } from './lib.mjs';
+import {
+  cli,
+  freePort,
+  log,
+  mintToken as mintTokenOf,
+  processMemory,
+  spawnServer,
+} from './lib.mjs';
 import { prng, shapeGenerator, valuePools, viewsOf } from './shapes.mjs';
 
 const { values } = parseArgs({
@@ -108,16 +115,6 @@ async function throwawayPostgres() {
 }
 
 const redact = (db) => db.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
-
-function readStatus(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-    return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
-  } catch {
-    return null;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Counting
@@ -593,10 +590,10 @@ async function main() {
   let exitCode = 0;
   try {
     await waitForHealth(server.child);
-    const start = readStatus(pid);
+    const start = processMemory(pid);
     log(`server ${pid} up on ${BASE}; RSS ${round(start.rssMb)} MB`);
     sampler = setInterval(() => {
-      const s = readStatus(pid);
+      const s = processMemory(pid);
       if (s)
         rss.push({ at: Date.now(), mb: s.rssMb, shapes: distinct.size, requests: requestsSoFar() });
     }, 1000);
@@ -628,13 +625,13 @@ async function main() {
     while (Date.now() - trafficStart < TOTAL_MS && !server.crashed) {
       await sleep(250);
       if (!warmup && Date.now() - trafficStart >= WARMUP_MS) {
-        warmup = readStatus(pid);
+        warmup = processMemory(pid);
         log(`warm-up done: RSS ${round(warmup?.rssMb)} MB, ${distinct.size} shapes`);
       }
       if (Date.now() - lastLog >= 30_000) {
         lastLog = Date.now();
         log(
-          `  ${Math.round((lastLog - trafficStart) / 1000)} s: ${requestsSoFar()} requests, ${distinct.size} shapes, RSS ${round(readStatus(pid)?.rssMb)} MB`,
+          `  ${Math.round((lastLog - trafficStart) / 1000)} s: ${requestsSoFar()} requests, ${distinct.size} shapes, RSS ${round(processMemory(pid)?.rssMb)} MB`,
         );
       }
     }
@@ -646,7 +643,7 @@ async function main() {
       server.crashed ? 'server exited during traffic' : `traffic stopped; idle ${IDLE_MS / 1000} s`,
     );
     if (!server.crashed) await sleep(IDLE_MS);
-    const end = readStatus(pid);
+    const end = processMemory(pid);
     clearInterval(sampler);
     const shutdown = server.crashed ? null : await server.stop();
 

@@ -34,11 +34,11 @@ export const monotonicNow = (): number => performance.now();
 export function atDeadline(deadline: number, fn: () => void): () => void {
   let timer: NodeJS.Timeout;
   const arm = () => {
-    const left = deadline - monotonicNow();
-    if (left <= 0) fn();
-    else timer = setTimeout(arm, Math.ceil(left));
+    timer = setTimeout(
+      () => (monotonicNow() >= deadline ? fn() : arm()),
+      Math.max(0, Math.ceil(deadline - monotonicNow())),
+    );
   };
-  const left = deadline - monotonicNow();
-  timer = setTimeout(arm, Math.max(0, Math.ceil(left)));
+  arm();
   return () => clearTimeout(timer);
 }

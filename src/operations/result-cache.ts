@@ -74,8 +74,12 @@ export class ResultCache<T> {
 
   /** The cached answer for `key` without running anything, or undefined. */
   peek(key: string): { value: T } | undefined {
-    if (!this.enabled) return undefined;
-    const hit = this.results.get(digestOf(key));
+    return this.enabled ? this.lookup(digestOf(key)) : undefined;
+  }
+
+  /** The answer kept under `digest`, counted as a hit when there is one. */
+  private lookup(digest: string): { value: T } | undefined {
+    const hit = this.results.get(digest);
     if (hit) this.hits++;
     return hit;
   }
@@ -84,11 +88,8 @@ export class ResultCache<T> {
   async get(text: string, run: () => Promise<T>): Promise<T> {
     if (!this.enabled) return run();
     const key = digestOf(text);
-    const hit = this.results.get(key);
-    if (hit) {
-      this.hits++;
-      return hit.value;
-    }
+    const hit = this.lookup(key);
+    if (hit) return hit.value;
     const running = this.running.get(key);
     if (running) {
       this.hits++;
