@@ -1,5 +1,6 @@
 // Bundles the web page (web/) into dist/web/: app.js (esbuild: web/src/main.ts with Chart.js and
-// the typed client, minified, no source of its own fetched at run time), app.css and index.html.
+// the typed client, minified, no source of its own fetched at run time), app.css (with the
+// web/styles/ it imports) and index.html.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -29,6 +30,13 @@ export async function buildWebPage() {
     legalComments: 'linked',
     logLevel: 'warning',
   });
-  copyFileSync('web/app.css', join(ASSETS, 'app.css'));
+  // The style sheet and the files it @imports (web/styles/), as one minified file.
+  await build({
+    entryPoints: ['web/app.css'],
+    bundle: true,
+    minify: true,
+    outfile: join(ASSETS, 'app.css'),
+    logLevel: 'warning',
+  });
   copyFileSync('web/index.html', join(OUT, 'index.html'));
 }

@@ -10,8 +10,21 @@ export const tokenOf = () => sessionStorage.getItem(KEY);
 export const signIn = (token: string) => sessionStorage.setItem(KEY, token.trim());
 export const signOut = () => sessionStorage.removeItem(KEY);
 
-export function clientOf(token: string): VmsReadClient {
-  return createVmsReadClient({ baseUrl: location.origin, token, maxRetries: 1 });
+/**
+ * The client of a token. Any answer of 401 (a token revoked or expired since sign-in) calls
+ * `onEnded` once: the page forgets the token and returns to sign-in.
+ */
+export function clientOf(token: string, onEnded: () => void): VmsReadClient {
+  let ended = false;
+  const watched: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 401 && !ended) {
+      ended = true;
+      queueMicrotask(onEnded);
+    }
+    return response;
+  };
+  return createVmsReadClient({ baseUrl: location.origin, token, maxRetries: 1, fetch: watched });
 }
 
 export type { VmsReadClient };

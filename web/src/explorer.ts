@@ -21,7 +21,7 @@ import { errorView } from './views.js';
  * the address (#/explorer/<body>), so the page can be reloaded or shared and runs it again.
  */
 export async function explorerView(session: Session): Promise<HTMLElement> {
-  const catalog = session.catalog as unknown as ExplorerCatalog;
+  const catalog = session.catalog as ExplorerCatalog;
   const initial = stateOfBody(catalog, bodyInHash(location.hash));
   const result = h('section', {
     class: 'explorer-result',

@@ -1,17 +1,23 @@
 import { signIn, signOut, tokenOf } from './api.js';
 import { h, replace } from './dom.js';
 import { explorerView } from './explorer.js';
+import { recordsRoute } from './records/routes.js';
 import { openSession, type Session } from './session.js';
 import { dashboardView, errorView, homeView, savedQueryView } from './views.js';
 
 /**
- * The web page: sign in by pasting a token (kept in sessionStorage), then dashboards, saved
- * queries and the explorer, routed by the URL's hash (#/, #/dashboard/<id>, #/query/<id>,
- * #/explorer) so the server serves one page.
+ * The web page: sign in by pasting a token (kept in sessionStorage), then the home page,
+ * dashboards, saved queries, the explorer and the records, routed by the URL's hash (#/,
+ * #/dashboard/<id>, #/query/<id>, #/explorer, #/records/<list>, #/invoice/<id>, …) so the
+ * server serves one page.
  */
 const main = document.getElementById('main') as HTMLElement;
 const signOutButton = document.getElementById('sign-out') as HTMLButtonElement;
 let session: Session | null = null;
+
+/** Said at sign-in after the server stopped accepting the token (revoked or expired). */
+const ENDED =
+  'Your session has ended: the server no longer accepts this token (revoked or expired). Sign in with a current token.';
 
 function signInView(problem?: HTMLElement): HTMLElement {
   const input = h('input', {
@@ -24,15 +30,15 @@ function signInView(problem?: HTMLElement): HTMLElement {
   }) as HTMLInputElement;
   const form = h(
     'form',
-    { class: 'sign-in' },
+    { class: 'sign-in card' },
     h('h1', {}, 'Sign in'),
-    h('label', { for: 'token' }, 'API token (a staff token: reports are for staff)'),
+    h('label', { for: 'token' }, 'API token'),
     input,
     h('button', { type: 'submit' }, 'Sign in'),
     h(
       'p',
       { class: 'hint' },
-      'The token stays in this tab (sessionStorage) and goes only to this server.',
+      'Staff tokens see reports and every record; a worker or billing-entity token sees its own records. The token stays in this tab (sessionStorage) and goes only to this server.',
     ),
     problem,
   );
@@ -44,13 +50,38 @@ function signInView(problem?: HTMLElement): HTMLElement {
   return form;
 }
 
+/** A session whose token the server refused: forget it and say so at sign-in. */
+function ended(): void {
+  signOut();
+  session = null;
+  signOutButton.hidden = true;
+  replace(main, signInView(h('p', { class: 'error', role: 'alert' }, ENDED)));
+  main.focus();
+}
+
+/** Report pages for a token that may not run reports: one plain sentence and the way home. */
+function reportsOnly(active: Session, page: () => Promise<HTMLElement>): Promise<HTMLElement> {
+  if (active.catalog) return page();
+  return Promise.resolve(
+    h(
+      'div',
+      {},
+      h('p', { class: 'notice' }, active.noReports ?? ''),
+      h('p', {}, h('a', { href: '#/' }, 'Home')),
+    ),
+  );
+}
+
 async function view(path: string): Promise<HTMLElement> {
   const active = session as Session;
-  const [, page, id] = path.split('/');
-  if (page === 'dashboard' && id) return dashboardView(active, decodeURIComponent(id));
-  if (page === 'query' && id) return savedQueryView(active, decodeURIComponent(id));
-  if (page === 'explorer') return explorerView(active);
-  return homeView(active);
+  const parts = path.split('/').slice(1);
+  const [page, id] = parts;
+  if (page === 'dashboard' && id)
+    return reportsOnly(active, () => dashboardView(active, decodeURIComponent(id)));
+  if (page === 'query' && id)
+    return reportsOnly(active, () => savedQueryView(active, decodeURIComponent(id)));
+  if (page === 'explorer') return reportsOnly(active, () => explorerView(active));
+  return (await recordsRoute(active, parts)) ?? homeView(active);
 }
 
 async function route(): Promise<void> {
@@ -63,19 +94,21 @@ async function route(): Promise<void> {
   }
   if (!session) {
     try {
-      session = await openSession(token);
+      session = await openSession(token, ended);
     } catch (error) {
       signOut();
       replace(main, signInView(errorView(error)));
       return;
     }
   }
+  const mine = session;
   signOutButton.hidden = false;
   replace(main, h('p', { class: 'loading' }, 'Loading…'));
   try {
-    replace(main, await view(location.hash.replace(/^#/, '') || '/'));
+    const shown = await view(location.hash.replace(/^#/, '') || '/');
+    if (session === mine) replace(main, shown);
   } catch (error) {
-    replace(main, errorView(error));
+    if (session === mine) replace(main, errorView(error));
   }
   main.focus();
 }
