@@ -3,6 +3,9 @@
  * with definitions in the stored `{ query, period? }` form. They only use metric keys the
  * workspace's catalog has: the team plan's subset everywhere, plus a few default-catalog metrics on
  * the business plan (whose catalog is the whole default one). Some names are the unusual text.
+ * Money metrics are grouped by currency (SPEC: money is never converted, currencies are kept
+ * apart by the currency dimension). The dashboard's id reads as its title ("Program operations",
+ * docs/web.md).
  */
 import type { SavedQueryKind } from '../records/resources.js';
 import { DAY_MS, HOUR_MS } from './calendar.js';
@@ -38,7 +41,7 @@ const q = (metrics: string[], dimensions: string[], timeGrain: string | null = n
 });
 
 const SPECS: SavedQuerySpec[] = [
-  { kind: 'library', name: 'Spend by supplier', query: q(['spend'], ['supplier']) },
+  { kind: 'library', name: 'Spend by supplier', query: q(['spend'], ['supplier', 'currency']) },
   {
     kind: 'library',
     name: 'Overtime last month by org unit 📈',
@@ -53,12 +56,13 @@ const SPECS: SavedQuerySpec[] = [
   {
     kind: 'dashboard_tile',
     name: 'Invoices by status',
-    query: q(['invoice_count', 'invoiced_total'], ['invoice_status']),
+    query: q(['invoice_count', 'invoiced_total'], ['invoice_status', 'currency']),
   },
   {
     kind: 'dashboard_tile',
     name: 'דוח הוצאות עבודה חודשי',
-    query: q(['labor_spend'], ['invoice_period'], 'month'),
+    query: q(['labor_spend'], ['invoice_period', 'currency'], 'month'),
+    period: { kind: 'relative', unit: 'year', offset: 0 },
   },
   {
     kind: 'dashboard_tile',
@@ -81,7 +85,7 @@ const SPECS: SavedQuerySpec[] = [
   {
     kind: 'library',
     name: 'Expenses by category 🧾',
-    query: q(['expense_total', 'expense_count'], ['expense_category']),
+    query: q(['expense_total', 'expense_count'], ['expense_category', 'currency']),
     defaultCatalogOnly: true,
   },
   {
@@ -89,6 +93,18 @@ const SPECS: SavedQuerySpec[] = [
     name: 'On-behalf capture share',
     query: q(['on_behalf_share'], ['supplier']),
     period: { kind: 'relative', unit: 'month', offset: -1 },
+    defaultCatalogOnly: true,
+  },
+  { kind: 'dashboard_tile', name: 'Workers', query: q(['worker_count'], []) },
+  {
+    kind: 'dashboard_tile',
+    name: 'Hours worked by supplier',
+    query: q(['hours_worked'], ['supplier']),
+  },
+  {
+    kind: 'dashboard_tile',
+    name: 'Rejected share of timesheets by month',
+    query: q(['timesheet_rejection_rate'], ['period_start'], 'month'),
     defaultCatalogOnly: true,
   },
 ];
@@ -115,7 +131,7 @@ export async function writeSavedQueries(run: WorkspaceRun): Promise<void> {
       workspace_id: ws.id,
       kind: spec.kind,
       name: spec.name,
-      dashboard_id: spec.kind === 'dashboard_tile' ? `dash_${ws.short}_operations` : null,
+      dashboard_id: spec.kind === 'dashboard_tile' ? 'program-operations' : null,
       definition: JSON.stringify(definition),
       author: 'seed',
       pinned_at: cal.stamp(pinnedMs),

@@ -241,7 +241,14 @@ describe('the explorer in a real browser', { skip: skipWithoutChromium() }, () =
       const shown = await drawn(page);
       assert.equal(shown.kind, 'time');
       const months = answer.rows.map((row) => text(row.work_date));
-      assert.deepEqual(shown.labels, [...months].sort());
+      // Each month as people name it ("Apr 2026"), as the page labels it.
+      const name = (month: string) =>
+        new Date(`${month}T00:00:00Z`).toLocaleString('en', {
+          month: 'short',
+          year: 'numeric',
+          timeZone: 'UTC',
+        });
+      assert.deepEqual(shown.labels, [...months].sort().map(name));
       assert.deepEqual(
         shown.series.map((s) => s.data),
         ['hours_worked', 'overtime_hours'].map((key) =>
@@ -253,7 +260,7 @@ describe('the explorer in a real browser', { skip: skipWithoutChromium() }, () =
       );
       assert.deepEqual(
         shown.table.map((cells) => cells[0]),
-        months,
+        months.map(name),
         'a table row per answer row, in its order',
       );
     };

@@ -28,9 +28,15 @@ export interface ChartSpec {
   kind: 'line' | 'bar';
   /** Category or time labels, plain text (a canvas draws text; it cannot run it). */
   labels: string[];
-  series: { label: string; values: (number | null)[] }[];
+  series: { label: string; values: (number | null)[]; previous?: boolean }[];
   /** Said to screen readers: the table beside the chart has the same figures. */
   title: string;
+  /** The axis's numbers, formatted as the table formats them (ratios as percentages, money in its currency). */
+  axis: (n: number) => string;
+  /** Labels of buckets not complete yet or cut by the range: drawn hollow, the line to them dashed. */
+  incomplete?: boolean[];
+  /** Called with the index of a clicked bar or point (the explorer opens on it). */
+  onPick?: (index: number, series: number) => void;
 }
 
 /** A palette that keeps contrast on white (each at least 3:1 against the background). */
@@ -45,9 +51,16 @@ const COLOURS = [
   '#4b5563',
 ];
 
+/** Longest tick label drawn in full; longer ones end with an ellipsis (the table has them whole). */
+const TICK_CHARS = 18;
+const shortLabel = (label: string) =>
+  label.length > TICK_CHARS ? `${label.slice(0, TICK_CHARS - 1)}…` : label;
+
 /**
  * Draws a chart. The Chart.js instance is kept on the canvas as `vmsChart`, so a test can read
- * what was drawn (its labels and data), not only that a canvas exists.
+ * what was drawn (its labels and data), not only that a canvas exists. Every category label is
+ * drawn (rotated when they do not fit) up to 40 of them; past that Chart.js skips some and the
+ * table beside the chart has them all.
  */
 export function drawChart(spec: ChartSpec): HTMLElement {
   const canvas = h('canvas', {
@@ -55,27 +68,74 @@ export function drawChart(spec: ChartSpec): HTMLElement {
     'aria-label': `${spec.title} (the table has the figures)`,
   });
   const box = h('div', { class: 'chart' }, canvas);
+  const incomplete = spec.incomplete ?? [];
+  const dashed = (i: number) => incomplete[i] === true;
   const chart = new Chart(canvas as HTMLCanvasElement, {
     type: spec.kind,
     data: {
       labels: spec.labels,
-      datasets: spec.series.map((s, i) => ({
-        label: s.label,
-        data: s.values,
-        borderColor: COLOURS[i % COLOURS.length],
-        backgroundColor: COLOURS[i % COLOURS.length],
-        borderWidth: 2,
-        pointRadius: spec.labels.length > 60 ? 0 : 2,
-      })),
+      datasets: spec.series.map((s, i) => {
+        const colour = COLOURS[i % COLOURS.length];
+        return {
+          label: s.label,
+          data: s.values,
+          borderColor: s.previous ? '#6b7280' : colour,
+          backgroundColor: s.previous ? '#9ca3af' : colour,
+          borderWidth: 2,
+          borderDash: s.previous ? [6, 4] : undefined,
+          pointRadius: spec.labels.length > 60 ? 0 : 2,
+          pointBackgroundColor: spec.labels.map((_, j) => (dashed(j) ? '#ffffff' : colour)),
+          segment: {
+            borderDash: (ctx: { p1DataIndex: number }) =>
+              s.previous || dashed(ctx.p1DataIndex) ? [6, 4] : undefined,
+          },
+        };
+      }),
     },
     options: {
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
-      plugins: { legend: { display: spec.series.length > 1 } },
-      scales: { y: { beginAtZero: true } },
+      onClick: (_event, elements) => {
+        const hit = elements[0];
+        if (hit && spec.onPick) spec.onPick(hit.index, hit.datasetIndex);
+      },
+      plugins: {
+        legend: { display: spec.series.length > 1 },
+        tooltip: {
+          callbacks: {
+            title: (items) =>
+              items.map(
+                (item) =>
+                  `${spec.labels[item.dataIndex]}${dashed(item.dataIndex) ? ' (incomplete)' : ''}`,
+              ),
+            label: (item) => `${item.dataset.label}: ${spec.axis(Number(item.raw))}`,
+          },
+        },
+      },
+      scales: {
+        x: {
+          ticks: {
+            autoSkip: spec.labels.length > 40,
+            maxRotation: 90,
+            callback: (_value, index) =>
+              `${shortLabel(spec.labels[index] ?? '')}${dashed(index) ? '*' : ''}`,
+          },
+        },
+        y: { beginAtZero: true, ticks: { callback: (value) => spec.axis(Number(value)) } },
+      },
     },
   });
   Object.defineProperty(canvas, 'vmsChart', { value: chart });
-  return box;
+  if (!incomplete.some(Boolean)) return box;
+  return h(
+    'div',
+    {},
+    box,
+    h(
+      'p',
+      { class: 'note chart-note' },
+      '* Incomplete period (dashed, drawn hollow): not over yet, or cut by the range.',
+    ),
+  );
 }

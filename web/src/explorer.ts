@@ -12,7 +12,9 @@ import {
 } from './explorer-query.js';
 import { resultView, type ReportAnswer } from './result-view.js';
 import type { Session } from './session.js';
-import { errorView } from './views.js';
+import { errorView } from './error-view.js';
+import { namesOf } from './names.js';
+import { explorerHref } from './tile.js';
 
 /**
  * The explorer (issue 14, item 3): a form over the token's catalog offering only choices that go
@@ -44,8 +46,22 @@ export async function explorerView(session: Session): Promise<HTMLElement> {
         (cursor ? { ...body, cursor } : body) as never,
       ) as Promise<ReportAnswer>;
     try {
-      const answer = await call();
-      if (mine === latest) result.replaceChildren(resultView(answer, session.timeKeys, call));
+      const [answer, names] = await Promise.all([call(), namesOf(session)]);
+      if (mine === latest)
+        result.replaceChildren(
+          resultView(answer, {
+            timeKeys: session.timeKeys,
+            names,
+            title: 'Explorer result',
+            more: call,
+            pick:
+              answer.status === 'refused'
+                ? undefined
+                : (filters) => {
+                    location.hash = explorerHref(answer.semanticQuery, filters);
+                  },
+          }),
+        );
     } catch (error) {
       if (mine === latest) result.replaceChildren(errorView(error));
     }

@@ -1,15 +1,51 @@
-/** Numbers as their unit reads (DESIGN: money in integer cents, no currency conversion). */
+/**
+ * Numbers as their unit reads (DESIGN: money in integer cents of its own currency, never
+ * converted). A money figure is formatted only with its currency: without one it is not a number
+ * a person can read, and the page says so instead (currency.ts).
+ */
 export type Unit = 'cents' | 'hours' | 'days' | 'ratio' | 'count' | string;
 
 const whole = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
 const oneDecimal = new Intl.NumberFormat('en', { maximumFractionDigits: 1 });
-const money = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const percent = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 });
+const signedPercent = new Intl.NumberFormat('en', {
+  style: 'percent',
+  maximumFractionDigits: 1,
+  signDisplay: 'exceptZero',
+});
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+const compactMoneyFormats = new Map<string, Intl.NumberFormat>();
 
-export function formatOf(unit: Unit): (n: number) => string {
+function moneyFormat(currency: string, compact = false): Intl.NumberFormat {
+  const formats = compact ? compactMoneyFormats : moneyFormats;
+  let format = formats.get(currency);
+  if (!format) {
+    try {
+      format = new Intl.NumberFormat('en', {
+        style: 'currency',
+        currency,
+        currencyDisplay: 'code',
+        ...(compact ? { notation: 'compact', maximumFractionDigits: 1 } : {}),
+      });
+    } catch {
+      // Not an ISO 4217 code Intl knows: the amount with the code beside it.
+      const plain = new Intl.NumberFormat('en', { minimumFractionDigits: 2 });
+      format = { format: (n: number) => `${currency} ${plain.format(n)}` } as Intl.NumberFormat;
+    }
+    formats.set(currency, format);
+  }
+  return format;
+}
+
+/** An amount of integer cents in its currency: "EUR 1,234.50". */
+export const formatMoney = (cents: number, currency: string) =>
+  moneyFormat(currency).format(cents / 100);
+
+/** A figure of a unit as a table shows it; money needs its currency. */
+export function formatOf(unit: Unit, currency?: string | null): (n: number) => string {
   switch (unit) {
     case 'cents':
-      return (n) => money.format(n / 100);
+      return currency ? (n) => formatMoney(n, currency) : (n) => whole.format(n);
     case 'ratio':
       return (n) => percent.format(n);
     case 'hours':
@@ -20,5 +56,26 @@ export function formatOf(unit: Unit): (n: number) => string {
   }
 }
 
+/** A figure on a chart's axis: shorter (compact money), ratios as percentages like the table. */
+export function axisFormatOf(unit: Unit, currency?: string | null): (n: number) => string {
+  if (unit === 'cents' && currency) return (n) => moneyFormat(currency, true).format(n);
+  if (unit === 'ratio') return (n) => percent.format(n);
+  return (n) => oneDecimal.format(n);
+}
+
 /** What a chart plots for a unit: cents as currency units, the rest as they are. */
 export const chartValue = (unit: Unit, n: number) => (unit === 'cents' ? n / 100 : n);
+
+/**
+ * The change from a previous figure: a ratio's change in percentage points, any other figure's
+ * as a percentage of the previous one (none when the previous one is zero or missing).
+ */
+export function formatChange(unit: Unit, now: number | null, before: number | null): string {
+  if (now === null || before === null) return '—';
+  if (unit === 'ratio') {
+    const points = (now - before) * 100;
+    return `${points > 0 ? '+' : ''}${oneDecimal.format(points)} pts`;
+  }
+  if (before === 0) return now === 0 ? '0%' : 'new';
+  return signedPercent.format((now - before) / Math.abs(before));
+}

@@ -3,7 +3,9 @@ import { h, replace } from './dom.js';
 import { explorerView } from './explorer.js';
 import { recordsRoute } from './records/routes.js';
 import { openSession, type Session } from './session.js';
-import { dashboardView, errorView, homeView, savedQueryView } from './views.js';
+import { errorView } from './error-view.js';
+import { homeView } from './home.js';
+import { dashboardView, savedQueryView } from './views.js';
 
 /**
  * The web page: sign in by pasting a token (kept in sessionStorage), then the home page,
@@ -76,8 +78,7 @@ async function view(path: string): Promise<HTMLElement> {
   const active = session as Session;
   const parts = path.split('/').slice(1);
   const [page, id] = parts;
-  if (page === 'dashboard' && id)
-    return reportsOnly(active, () => dashboardView(active, decodeURIComponent(id)));
+  if (page === 'dashboard' && id) return reportsOnly(active, () => dashboardView(active, id));
   if (page === 'query' && id)
     return reportsOnly(active, () => savedQueryView(active, decodeURIComponent(id)));
   if (page === 'explorer') return reportsOnly(active, () => explorerView(active));

@@ -1,6 +1,14 @@
-import { drawChart, type ChartSpec } from './chart.js';
-import { cell, h, plainText, thirdParty, type Provenance } from './dom.js';
-import { chartValue, formatOf } from './format.js';
+import {
+  CURRENCY,
+  currencyReader,
+  hasMoney,
+  mixesCurrencies,
+  splitByCurrency,
+} from './currency.js';
+import { h, thirdParty, type Provenance } from './dom.js';
+import type { Names } from './names.js';
+import { chartKindOf, figureOf, type PickFilter } from './result-figure.js';
+import { resultTable } from './result-table.js';
 
 /** A report run's answer (run_semantic_query, run_saved_query), as the app reads it. */
 export interface ReportResult {
@@ -17,6 +25,9 @@ export interface ReportResult {
     dimensions?: string[];
     timeGrain?: string | null;
     timeRange?: { from: string; to: string } | null;
+    filters?: { dimension: string; operator: string; values: unknown[] }[];
+    order?: { key: string; direction: string }[];
+    limit?: number;
   };
 }
 
@@ -33,143 +44,17 @@ export type ReportAnswer = ReportResult | ReportRefusal;
 /** The next page of the same run (its nextCursor), for "Load more". */
 export type More = (cursor: string) => Promise<ReportAnswer>;
 
-/** Most series a line chart draws (the largest by total); the table keeps every row. */
-const MAX_SERIES = 8;
-
-/** How a result is drawn: over time, by category, as big numbers, or as a table alone. */
-export function chartKindOf(result: ReportResult, timeKeys: ReadonlySet<string>) {
-  const dimensions = result.columns.filter((c) => !result.semanticQuery.metrics.includes(c));
-  const time = dimensions.find((d) => timeKeys.has(d));
-  const categories = dimensions.filter((d) => d !== time);
-  if (time && categories.length <= 1)
-    return { kind: 'time' as const, time, category: categories[0] };
-  if (!time && categories.length === 1)
-    return { kind: 'category' as const, category: categories[0] };
-  if (dimensions.length === 0) return { kind: 'number' as const };
-  return { kind: 'table' as const };
-}
-
-function chartSpec(result: ReportResult, timeKeys: ReadonlySet<string>): ChartSpec | null {
-  const shape = chartKindOf(result, timeKeys);
-  // One axis: the metrics of the first one's unit are drawn; the others are in the table.
-  const first = result.metricDefinitions[0];
-  const metrics = result.metricDefinitions.filter((m) => m.unit === first.unit);
-  const value = (row: Record<string, unknown>, key: string, unit: string) => {
-    const v = row[key];
-    return v === null || v === undefined ? null : chartValue(unit, Number(v));
-  };
-  if (shape.kind === 'category') {
-    return {
-      kind: 'bar',
-      title: `${metrics.map((m) => m.label).join(', ')} by ${shape.category}`,
-      labels: result.rows.map((row) => plainText(row[shape.category])),
-      series: metrics.map((m) => ({
-        label: m.label,
-        values: result.rows.map((row) => value(row, m.key, m.unit)),
-      })),
-    };
-  }
-  if (shape.kind !== 'time') return null;
-  const labels = [...new Set(result.rows.map((row) => plainText(row[shape.time])))].sort();
-  const at = new Map(labels.map((label, i) => [label, i]));
-  const title = `${metrics.map((m) => m.label).join(', ')} over ${shape.time}`;
-  if (!shape.category) {
-    return {
-      kind: 'line',
-      title,
-      labels,
-      series: metrics.map((m) => {
-        const values: (number | null)[] = labels.map(() => null);
-        for (const row of result.rows)
-          values[at.get(plainText(row[shape.time])) ?? 0] = value(row, m.key, m.unit);
-        return { label: m.label, values };
-      }),
-    };
-  }
-  // One line per category of the first metric, the largest first.
-  const metric = metrics[0];
-  const byCategory = new Map<string, (number | null)[]>();
-  for (const row of result.rows) {
-    const name = plainText(row[shape.category]);
-    const values = byCategory.get(name) ?? labels.map(() => null);
-    values[at.get(plainText(row[shape.time])) ?? 0] = value(row, metric.key, metric.unit);
-    byCategory.set(name, values);
-  }
-  const total = (values: (number | null)[]) => values.reduce<number>((s, v) => s + (v ?? 0), 0);
-  const series = [...byCategory]
-    .sort(([, a], [, b]) => total(b) - total(a))
-    .slice(0, MAX_SERIES)
-    .map(([label, values]) => ({ label, values }));
-  return {
-    kind: 'line',
-    title: `${metric.label} over ${shape.time} by ${shape.category}`,
-    labels,
-    series,
-  };
-}
-
-function table(result: ReportResult): HTMLElement {
-  const units = new Map(result.metricDefinitions.map((m) => [m.key, m.unit]));
-  const labels = new Map(result.metricDefinitions.map((m) => [m.key, m.label]));
-  const body = h('tbody');
-  for (const row of result.rows) {
-    body.append(
-      h(
-        'tr',
-        {},
-        ...result.columns.map((c) => {
-          const unit = units.get(c);
-          return h(
-            'td',
-            { class: unit ? 'num' : undefined },
-            cell(row[c], unit ? formatOf(unit) : String),
-          );
-        }),
-      ),
-    );
-  }
-  return h(
-    'div',
-    { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Result table' },
-    h(
-      'table',
-      {},
-      h(
-        'thead',
-        {},
-        h('tr', {}, ...result.columns.map((c) => h('th', { scope: 'col' }, labels.get(c) ?? c))),
-      ),
-      body,
-    ),
-  );
-}
-
-function bigNumbers(result: ReportResult): HTMLElement {
-  const row = result.rows[0] ?? {};
-  return h(
-    'div',
-    { class: 'big-numbers' },
-    ...result.metricDefinitions.map((m) =>
-      h(
-        'figure',
-        { class: 'big-number', 'data-metric': m.key },
-        h('div', { class: 'value' }, cell(row[m.key], formatOf(m.unit))),
-        h('figcaption', {}, `${m.label}${m.unit === 'cents' ? ' (currency units)' : ''}`),
-      ),
-    ),
-  );
-}
-
-function meta(result: ReportResult): HTMLElement {
+function meta(result: ReportResult, options: ResultOptions): HTMLElement {
   const range = result.semanticQuery.timeRange;
+  const before = options.previous?.semanticQuery.timeRange;
   return h(
     'p',
     { class: 'meta' },
-    `Catalog ${result.catalogVersion}`,
-    ' · ',
-    range ? `${range.from} to ${range.to}` : 'all time',
+    range ? `${range.from} to ${range.to}` : 'All time',
+    before ? ` (previous period ${before.from} to ${before.to})` : '',
     result.semanticQuery.timeGrain ? ` · by ${result.semanticQuery.timeGrain}` : '',
     ` · ${result.rows.length} row${result.rows.length === 1 ? '' : 's'}`,
+    ` · catalog ${result.catalogVersion}`,
   );
 }
 
@@ -185,34 +70,93 @@ export function refusalView(refusal: ReportRefusal): HTMLElement {
   );
 }
 
+/** What drawing a result needs beyond the answer. */
+export interface ResultOptions {
+  timeKeys: ReadonlySet<string>;
+  names: Names;
+  /** Names the result for screen readers and its CSV file. */
+  title: string;
+  /** The next page of the same run, for "Load more". */
+  more?: More;
+  /** The same query over the previous period, when comparing. */
+  previous?: ReportResult | null;
+  /** Opens the explorer on this result's query narrowed by filters (a click on a bar or point). */
+  pick?: (filters: PickFilter[]) => void;
+}
+
+const MIXED_NOTE =
+  'These amounts may add different currencies together, so they are not shown: group by currency, or filter one currency, to see them.';
+
+/** The figures of a result: one per currency where it has money, each on its own axis. */
+function figures(result: ReportResult, options: ResultOptions): HTMLElement {
+  const base = { timeKeys: options.timeKeys, names: options.names };
+  const parts = splitByCurrency(result);
+  if (parts.length === 0) {
+    if (mixesCurrencies(result) && result.metricDefinitions.every((m) => m.unit === 'cents'))
+      return h('p', { class: 'note mixed' }, MIXED_NOTE);
+    const currency = hasMoney(result) ? currencyReader(result)({}) : null;
+    const withoutMoney = mixesCurrencies(result)
+      ? { ...result, metricDefinitions: result.metricDefinitions.filter((m) => m.unit !== 'cents') }
+      : result;
+    return figureOf(withoutMoney, {
+      ...base,
+      currency,
+      previous: options.previous,
+      pick: options.pick,
+    });
+  }
+  const earlier = new Map(options.previous ? splitByCurrency(options.previous) : []);
+  return h(
+    'div',
+    { class: 'per-currency' },
+    ...parts.map(([code, part]) =>
+      h(
+        'section',
+        { class: 'currency-part', 'data-currency': code },
+        h('h4', {}, `In ${code}`),
+        figureOf(part, {
+          ...base,
+          currency: code,
+          previous: options.previous ? (earlier.get(code) ?? { ...part, rows: [] }) : null,
+          pick: options.pick
+            ? (filters) =>
+                options.pick?.([
+                  ...filters,
+                  { dimension: CURRENCY, operator: 'eq', values: [code] },
+                ])
+            : undefined,
+        }),
+      ),
+    ),
+  );
+}
+
 /**
- * A result drawn: its chart (over time, by category, or big numbers), the table beside it, the
- * catalog version and resolved time range, and its truncation: a row budget continues through
- * nextCursor ("Load more" appends the next page and draws again), a query limit is said.
+ * A result drawn: its figures (over time, by category, or big numbers; one per currency where it
+ * has money), the table of the same rows below them, the catalog version and resolved time
+ * range, and its truncation: a row budget continues through nextCursor ("Load more" appends the
+ * next page and draws again), a query limit is said.
  */
-export function resultView(
-  answer: ReportAnswer,
-  timeKeys: ReadonlySet<string>,
-  more?: More,
-): HTMLElement {
+export function resultView(answer: ReportAnswer, options: ResultOptions): HTMLElement {
   const root = h('div', { class: 'result' });
+  const more = options.more;
   const draw = (result: ReportResult) => {
     root.replaceChildren();
     if (result.status === 'empty' || result.rows.length === 0) {
       root.setAttribute('data-chart-kind', 'empty');
-      root.append(meta(result), h('p', { class: 'empty' }, 'No rows for this query.'));
+      root.append(meta(result, options), h('p', { class: 'empty' }, 'No rows for this query.'));
       return;
     }
-    const spec = chartSpec(result, timeKeys);
-    const shape = chartKindOf(result, timeKeys);
-    const figure =
-      shape.kind === 'number'
-        ? bigNumbers(result)
-        : spec
-          ? drawChart(spec)
-          : h('p', { class: 'note' }, 'Two or more categories: shown as a table.');
-    root.setAttribute('data-chart-kind', shape.kind);
-    root.append(meta(result), h('div', { class: 'figure-and-table' }, figure, table(result)));
+    root.setAttribute('data-chart-kind', chartKindOf(result, options.timeKeys).kind);
+    root.append(
+      meta(result, options),
+      h(
+        'div',
+        { class: 'figure-and-table' },
+        figures(result, options),
+        resultTable(result, options),
+      ),
+    );
     if (result.truncatedBy === 'query_limit')
       root.append(
         h(

@@ -1,0 +1,42 @@
+import { h } from './dom.js';
+
+/**
+ * A table as CSV (RFC 4180: fields with a comma, quote or line break quoted, quotes doubled),
+ * downloaded from the page itself. Cells that a spreadsheet would read as a formula (third-party
+ * text starting with =, +, -, @, a tab or a carriage return) are prefixed with a quote mark, so a
+ * supplier's name can never run in the reader's spreadsheet (OWASP "CSV injection"); numbers stay
+ * numbers.
+ */
+export type CsvCell = string | number | null;
+
+function field(value: CsvCell): string {
+  if (value === null) return '';
+  if (typeof value === 'number') return String(value);
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export const csvOf = (header: string[], rows: CsvCell[][]) =>
+  [header, ...rows].map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
+
+/** A "Download CSV" button that saves `make()`'s text as `name`.csv when pressed. */
+export function csvButton(name: string, make: () => string): HTMLElement {
+  const button = h('button', { type: 'button', class: 'secondary small' }, 'Download CSV');
+  button.addEventListener('click', () => {
+    const url = URL.createObjectURL(new Blob([make()], { type: 'text/csv;charset=utf-8' }));
+    const link = h('a', { href: url, download: `${name}.csv`, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  });
+  return button;
+}
+
+/** A file name from a title: letters, digits and dashes. */
+export const fileNameOf = (title: string) =>
+  title
+    .normalize('NFKD')
+    .replace(/[^\w-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60) || 'report';

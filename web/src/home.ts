@@ -1,0 +1,73 @@
+import { h, thirdParty } from './dom.js';
+import { dashboardTitle } from './names.js';
+import { recordCards } from './records/routes.js';
+import { dashboardsOf, savedQueries, type SavedQuery } from './saved-queries.js';
+import type { Session } from './session.js';
+
+/**
+ * The home page: what this token can see, as cards. Staff see the dashboards, the explorer, the
+ * briefings and library queries, and every record list; a worker or billing-entity token sees one
+ * sentence on reports and the record lists its role may read.
+ */
+const card = (
+  href: string,
+  title: Node | string,
+  line: string,
+  attributes: Record<string, string> = {},
+) =>
+  h(
+    'a',
+    { class: 'card', href, ...attributes },
+    h('span', { class: 'card-title' }, title),
+    h('span', { class: 'card-line' }, line),
+  );
+
+const section = (title: string, ...cards: HTMLElement[]) =>
+  h(
+    'section',
+    { class: 'home-section' },
+    h('h2', {}, title),
+    h('div', { class: 'cards' }, ...cards),
+  );
+
+function queryCards(queries: SavedQuery[], kind: SavedQuery['kind'], line: string): HTMLElement[] {
+  return queries
+    .filter((q) => q.kind === kind)
+    .map((q) => card(`#/query/${encodeURIComponent(q.id)}`, thirdParty(q.name), line));
+}
+
+export async function homeView(session: Session): Promise<HTMLElement> {
+  const records = recordCards(session);
+  const parts: HTMLElement[] = [h('h1', {}, 'Your program')];
+  if (!session.catalog) {
+    parts.push(h('p', { class: 'notice' }, session.noReports ?? ''));
+  } else {
+    const queries = await savedQueries(session.client);
+    const dashboards = [...dashboardsOf(queries)];
+    parts.push(
+      section(
+        'Dashboards',
+        ...dashboards.map(([id, tiles]) =>
+          card(
+            `#/dashboard/${encodeURIComponent(id)}`,
+            dashboardTitle(id),
+            `${tiles.length} tiles`,
+            {
+              'data-dashboard': id,
+            },
+          ),
+        ),
+        card('#/explorer', 'Explorer', 'Build a report from the catalog'),
+      ),
+      section('Briefings', ...queryCards(queries, 'briefing', 'Briefing')),
+      section('Library', ...queryCards(queries, 'library', 'Saved query')),
+    );
+  }
+  const recordList = await records;
+  parts.push(
+    recordList.length
+      ? section('Records', ...recordList)
+      : h('p', { class: 'notice' }, 'This token reads no record lists.'),
+  );
+  return h('div', { class: 'home' }, ...parts);
+}

@@ -1,0 +1,60 @@
+import { isProvenance, type Provenance } from './dom.js';
+import type { Session } from './session.js';
+
+/**
+ * Names people read in place of keys: a dimension's label from the catalog, a supplier's name
+ * beside its code (from list_suppliers: third-party text, kept as a provenance value), and a
+ * dashboard's title from its id.
+ */
+export interface Names {
+  /** The catalog's label of a dimension or metric key, or the key itself. */
+  label(key: string): string;
+  /** The supplier's name for a supplier code, when the token may list suppliers. */
+  supplier(code: string): Provenance | undefined;
+}
+
+const loaded = new WeakMap<Session, Promise<Names>>();
+
+async function supplierNames(session: Session): Promise<Map<string, Provenance>> {
+  const names = new Map<string, Provenance>();
+  try {
+    for await (const item of session.client.items('list_suppliers', { limit: 50 })) {
+      const { code, name } = item as { code?: unknown; name?: unknown };
+      if (isProvenance(code) && isProvenance(name)) names.set(code.value, name);
+    }
+  } catch {
+    // A token that may not list suppliers sees codes alone.
+  }
+  return names;
+}
+
+/** The names of a session, read once (the supplier list is paged through once per sign-in). */
+export function namesOf(session: Session): Promise<Names> {
+  let names = loaded.get(session);
+  if (!names) {
+    names = supplierNames(session).then((suppliers) => {
+      const labels = new Map<string, string>();
+      for (const d of session.catalog?.dimensions ?? []) labels.set(d.key, d.label);
+      for (const m of session.catalog?.metrics ?? []) labels.set(m.key, m.label);
+      return {
+        label: (key: string) => labels.get(key) ?? key,
+        supplier: (code: string) => suppliers.get(code),
+      };
+    });
+    loaded.set(session, names);
+  }
+  return names;
+}
+
+/**
+ * A dashboard's title, read from its id: SPEC has no dashboard record, only the `dashboardId` its
+ * tiles carry, so the id is the only name an operator gives it. Dashes and underscores read as
+ * spaces, a leading "dash" or "dashboard" word is dropped, and the first letter is capitalised:
+ * `program-operations` reads "Program operations".
+ */
+export function dashboardTitle(id: string): string {
+  const words = id.split(/[-_\s]+/).filter(Boolean);
+  if (words.length > 1 && /^dash(board)?$/i.test(words[0])) words.shift();
+  const text = words.join(' ');
+  return text ? text.charAt(0).toUpperCase() + text.slice(1) : id;
+}
