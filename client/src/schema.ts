@@ -2904,6 +2904,7 @@ export interface operations {
                      *               },
                      *               "value": "AC-005"
                      *             },
+                     *             "currency": "GBP",
                      *             "spend": 70981951
                      *           },
                      *           {
@@ -2918,6 +2919,7 @@ export interface operations {
                      *               },
                      *               "value": "CT-002"
                      *             },
+                     *             "currency": "USD",
                      *             "spend": 74664440
                      *           },
                      *           {
@@ -2932,6 +2934,7 @@ export interface operations {
                      *               },
                      *               "value": "FW-003"
                      *             },
+                     *             "currency": "USD",
                      *             "spend": 61248368
                      *           },
                      *           {
@@ -2946,6 +2949,7 @@ export interface operations {
                      *               },
                      *               "value": "LL-006"
                      *             },
+                     *             "currency": "USD",
                      *             "spend": 10106916
                      *           },
                      *           {
@@ -2960,6 +2964,7 @@ export interface operations {
                      *               },
                      *               "value": "NS-001"
                      *             },
+                     *             "currency": "USD",
                      *             "spend": 87679108
                      *           },
                      *           {
@@ -2974,11 +2979,13 @@ export interface operations {
                      *               },
                      *               "value": "TC-004"
                      *             },
+                     *             "currency": "EUR",
                      *             "spend": 74727843
                      *           }
                      *         ],
                      *         "columns": [
                      *           "supplier",
+                     *           "currency",
                      *           "spend"
                      *         ],
                      *         "truncated": false,
@@ -2998,7 +3005,8 @@ export interface operations {
                      *             "spend"
                      *           ],
                      *           "dimensions": [
-                     *             "supplier"
+                     *             "supplier",
+                     *             "currency"
                      *           ],
                      *           "filters": [],
                      *           "timeGrain": null,

@@ -10,7 +10,7 @@ import {
   skipWithoutChromium,
   type TestBrowser,
 } from '../support/browser.js';
-import { ALL_SCOPES, AS_OF, startHarness, WS, type Harness } from '../support/harness.js';
+import { ALL_SCOPES, AS_OF, DIALECTS, startHarness, WS, type Harness } from '../support/harness.js';
 import { assertMoneyTrue, drawnIn, text, type Answer } from './drawn.js';
 
 /**
@@ -18,324 +18,344 @@ import { assertMoneyTrue, drawnIn, text, type Answer } from './drawn.js';
  * server on the tiny seed with today at the seed's day (the server's clock and the browser's):
  * money in its own currency everywhere, names in place of keys, one period for every tile with
  * the previous period beside it, a click into the explorer, CSV, incomplete periods marked, and
- * a revoked token back at sign-in.
+ * a revoked token back at sign-in. On both stores: the reports and lists read different engines.
  */
 const NOON = new Date(`${AS_OF}T12:00:00.000Z`);
 const DASHBOARD = 'program-operations';
 const LONG_ID = `d${'x'.repeat(62)}z`;
 
-describe('the dashboard, for people who run the program', { skip: skipWithoutChromium() }, () => {
-  let h: Harness;
-  let base: string;
-  let browser: TestBrowser;
-  let catalog: { dimensions: { key: string; label: string }[] };
-  before(async () => {
-    h = await startHarness({ now: () => NOON });
-    const tile = (dashboardId: string, name: string, query: object) =>
-      createSavedQuery(
-        h.store,
-        {
-          workspaceId: WS,
-          kind: 'dashboard_tile',
-          name,
-          definition: { query } as never,
-          dashboardId,
-          author: 'test',
-        },
-        new Date(),
-      );
-    // Saved the way the seed used to: money with no currency dimension.
-    await tile('finance-check', 'Spend by supplier, no currency', {
-      metrics: ['spend'],
-      dimensions: ['supplier'],
-    });
-    await tile(LONG_ID, 'A tile on a dashboard with a long id', { metrics: ['worker_count'] });
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchBrowser();
-    catalog = (await api('GET', '/api/v1/reports/catalog')) as typeof catalog;
-  });
-  after(async () => {
-    await browser?.close();
-    await h?.close();
-  });
+for (const dialect of DIALECTS)
+  describe(
+    `the dashboard, for people who run the program (${dialect})`,
+    { skip: skipWithoutChromium() },
+    () => {
+      let h: Harness;
+      let base: string;
+      let browser: TestBrowser;
+      let catalog: { dimensions: { key: string; label: string }[] };
+      before(async () => {
+        h = await startHarness({ dialect, now: () => NOON });
+        const tile = (dashboardId: string, name: string, query: object) =>
+          createSavedQuery(
+            h.store,
+            {
+              workspaceId: WS,
+              kind: 'dashboard_tile',
+              name,
+              definition: { query } as never,
+              dashboardId,
+              author: 'test',
+            },
+            new Date(),
+          );
+        // Saved the way the seed used to: money with no currency dimension.
+        await tile('finance-check', 'Spend by supplier, no currency', {
+          metrics: ['spend'],
+          dimensions: ['supplier'],
+        });
+        await tile(LONG_ID, 'A tile on a dashboard with a long id', { metrics: ['worker_count'] });
+        base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+        browser = await launchBrowser();
+        catalog = (await api('GET', '/api/v1/reports/catalog')) as typeof catalog;
+      });
+      after(async () => {
+        await browser?.close();
+        await h?.close();
+      });
 
-  async function api(method: string, path: string, body?: object, token = h.tokens.staff) {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return ((await response.json()) as { data: unknown }).data;
-  }
-  const runSaved = (id: string) =>
-    api('POST', '/api/v1/reports/saved-queries/run', { savedQueryId: id }) as Promise<Answer>;
-  const runQuery = (body: object) => api('POST', '/api/v1/reports/query', body) as Promise<Answer>;
+      async function api(method: string, path: string, body?: object, token = h.tokens.staff) {
+        const response = await fetch(`${base}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        return ((await response.json()) as { data: unknown }).data;
+      }
+      const runSaved = (id: string) =>
+        api('POST', '/api/v1/reports/saved-queries/run', { savedQueryId: id }) as Promise<Answer>;
+      const runQuery = (body: object) =>
+        api('POST', '/api/v1/reports/query', body) as Promise<Answer>;
 
-  async function open(hash: string, width = 1280): Promise<Page> {
-    const page = await browser.newPage();
-    await page.clock.setFixedTime(NOON);
-    await page.setViewportSize({ width, height: 900 });
-    await signIn(page, base, h.tokens.staff);
-    await page.goto(`${base}/app${hash}`);
-    await settled(page);
-    return page;
-  }
-  async function settled(page: Page): Promise<void> {
-    await page.waitForSelector('main h1');
-    await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
-  }
-  const tileIds = (page: Page) =>
-    page.$$eval('.tile', (tiles) => tiles.map((t) => t.getAttribute('data-saved-query') ?? ''));
+      async function open(hash: string, width = 1280): Promise<Page> {
+        const page = await browser.newPage();
+        await page.clock.setFixedTime(NOON);
+        await page.setViewportSize({ width, height: 900 });
+        await signIn(page, base, h.tokens.staff);
+        await page.goto(`${base}/app${hash}`);
+        await settled(page);
+        return page;
+      }
+      async function settled(page: Page): Promise<void> {
+        await page.waitForSelector('main h1');
+        await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
+      }
+      const tileIds = (page: Page) =>
+        page.$$eval('.tile', (tiles) => tiles.map((t) => t.getAttribute('data-saved-query') ?? ''));
 
-  it('lists the dashboard by its title and draws every tile from its saved query, money in its own currency', async () => {
-    const page = await browser.newPage();
-    await signIn(page, base, h.tokens.staff);
-    const card = await page.waitForSelector(`a.card[data-dashboard="${DASHBOARD}"]`);
-    assert.match((await card.textContent()) ?? '', /^Program operations/);
-    await card.click();
-    await settled(page);
-    assert.equal(await page.textContent('main h1'), 'Program operations');
-    const ids = await tileIds(page);
-    assert.ok(ids.length >= 6, `tiles: ${ids.length}`);
-    const labels = new Map(catalog.dimensions.map((d) => [d.key, d.label]));
-    const kinds = new Set<string>();
-    let moneyTiles = 0;
-    for (const id of ids) {
-      const answer = await runSaved(id);
-      const drawn = await drawnIn(page, `[data-saved-query="${id}"]`);
-      kinds.add(drawn.kind ?? '');
-      assert.equal(drawn.rows.length, answer.rows.length, `${id}: a table row per answer row`);
-      // Headings people read: the catalog's labels, never a dimension's key.
-      for (const column of answer.columns.filter((c) => labels.has(c)))
+      it('lists the dashboard by its title and draws every tile from its saved query, money in its own currency', async () => {
+        const page = await browser.newPage();
+        await signIn(page, base, h.tokens.staff);
+        const card = await page.waitForSelector(`a.card[data-dashboard="${DASHBOARD}"]`);
+        assert.match((await card.textContent()) ?? '', /^Program operations/);
+        await card.click();
+        await settled(page);
+        assert.equal(await page.textContent('main h1'), 'Program operations');
+        const ids = await tileIds(page);
+        assert.ok(ids.length >= 6, `tiles: ${ids.length}`);
+        const labels = new Map(catalog.dimensions.map((d) => [d.key, d.label]));
+        const kinds = new Set<string>();
+        let moneyTiles = 0;
+        for (const id of ids) {
+          const answer = await runSaved(id);
+          const drawn = await drawnIn(page, `[data-saved-query="${id}"]`);
+          kinds.add(drawn.kind ?? '');
+          assert.equal(drawn.rows.length, answer.rows.length, `${id}: a table row per answer row`);
+          // Headings people read: the catalog's labels, never a dimension's key.
+          for (const column of answer.columns.filter((c) => labels.has(c)))
+            assert.ok(
+              drawn.headers.includes(labels.get(column) as string),
+              `${id}: heading for ${column}`,
+            );
+          for (const header of drawn.headers)
+            assert.ok(!/^[a-z]+_[a-z_]+$/.test(header), `${id}: ${header}`);
+          if (answer.metricDefinitions.some((m) => m.unit === 'cents')) moneyTiles++;
+          assertMoneyTrue(drawn, answer, id);
+        }
+        assert.ok(moneyTiles >= 2, 'money tiles were checked');
+        for (const kind of ['time', 'category', 'number']) assert.ok(kinds.has(kind), kind);
+      });
+
+      it('splits a money query saved without currency by currency, and never shows a mixed sum', async () => {
+        const page = await open('#/dashboard/finance-check');
+        const [id] = await tileIds(page);
+        const drawn = await drawnIn(page, `[data-saved-query="${id}"]`);
+        const split = await runQuery({
+          query: { metrics: ['spend'], dimensions: ['supplier', 'currency'], limit: 400 },
+        });
         assert.ok(
-          drawn.headers.includes(labels.get(column) as string),
-          `${id}: heading for ${column}`,
+          new Set(split.rows.map((r) => r.currency)).size > 1,
+          'the seed has several currencies',
         );
-      for (const header of drawn.headers)
-        assert.ok(!/^[a-z]+_[a-z_]+$/.test(header), `${id}: ${header}`);
-      if (answer.metricDefinitions.some((m) => m.unit === 'cents')) moneyTiles++;
-      assertMoneyTrue(drawn, answer, id);
-    }
-    assert.ok(moneyTiles >= 2, 'money tiles were checked');
-    for (const kind of ['time', 'category', 'number']) assert.ok(kinds.has(kind), kind);
-  });
+        assertMoneyTrue(drawn, split, id);
+        assert.deepEqual(
+          new Set(drawn.charts.map((c) => c.currency)),
+          new Set(split.rows.map((r) => r.currency)),
+          'one chart per currency',
+        );
+        // The same query run as saved, from the explorer's address: amounts not shown, and said why.
+        const body = { query: { metrics: ['spend'], dimensions: ['supplier'] } };
+        await page.goto(`${base}/app#/explorer/${encodeURIComponent(JSON.stringify(body))}`);
+        await page.waitForSelector('.explorer-result .result');
+        const result = await drawnIn(page, '.explorer-result');
+        if (!result.headers.includes('Currency')) {
+          assert.ok(result.rows.length > 0);
+          for (const row of result.rows)
+            assert.equal(row[row.length - 1], 'not shown: mixed currencies');
+          assert.equal(result.charts.length, 0, 'no chart of mixed amounts');
+        } else
+          assertMoneyTrue(
+            result,
+            await runQuery({ query: { metrics: ['spend'], dimensions: ['supplier', 'currency'] } }),
+            'explorer',
+          );
+      });
 
-  it('splits a money query saved without currency by currency, and never shows a mixed sum', async () => {
-    const page = await open('#/dashboard/finance-check');
-    const [id] = await tileIds(page);
-    const drawn = await drawnIn(page, `[data-saved-query="${id}"]`);
-    const split = await runQuery({
-      query: { metrics: ['spend'], dimensions: ['supplier', 'currency'], limit: 400 },
-    });
-    assert.ok(
-      new Set(split.rows.map((r) => r.currency)).size > 1,
-      'the seed has several currencies',
-    );
-    assertMoneyTrue(drawn, split, id);
-    assert.deepEqual(
-      new Set(drawn.charts.map((c) => c.currency)),
-      new Set(split.rows.map((r) => r.currency)),
-      'one chart per currency',
-    );
-    // The same query run as saved, from the explorer's address: amounts not shown, and said why.
-    const body = { query: { metrics: ['spend'], dimensions: ['supplier'] } };
-    await page.goto(`${base}/app#/explorer/${encodeURIComponent(JSON.stringify(body))}`);
-    await page.waitForSelector('.explorer-result .result');
-    const result = await drawnIn(page, '.explorer-result');
-    if (!result.headers.includes('Currency')) {
-      assert.ok(result.rows.length > 0);
-      for (const row of result.rows)
-        assert.equal(row[row.length - 1], 'not shown: mixed currencies');
-      assert.equal(result.charts.length, 0, 'no chart of mixed amounts');
-    } else
-      assertMoneyTrue(
-        result,
-        await runQuery({ query: { metrics: ['spend'], dimensions: ['supplier', 'currency'] } }),
-        'explorer',
-      );
-  });
+      it('shows suppliers by name beside their codes, and ratios as percentages on axis and table', async () => {
+        const page = await open(`#/dashboard/${DASHBOARD}`);
+        const suppliers = (await api('GET', '/api/v1/suppliers?limit=50')) as {
+          items: { code: { value: string }; name: { value: string } }[];
+        };
+        const names = new Map(suppliers.items.map((s) => [s.code.value, s.name.value]));
+        const ids = await tileIds(page);
+        let supplierRows = 0;
+        let ratioTiles = 0;
+        for (const id of ids) {
+          const answer = await runSaved(id);
+          const drawn = await drawnIn(page, `[data-saved-query="${id}"]`);
+          if (answer.columns.includes('supplier')) {
+            const at = drawn.headers.indexOf('Supplier');
+            answer.rows.forEach((row, i) => {
+              const code = text(row.supplier);
+              assert.equal(drawn.rows[i][at], `${code} ${names.get(code)}`);
+              supplierRows++;
+            });
+            assert.ok(drawn.charts[0].labels.every((label) => names.has(label.split(' ')[0])));
+            // Every bar has its label drawn (rotated if need be), none skipped.
+            assert.equal(drawn.charts[0].xTicks, drawn.charts[0].labels.length);
+          }
+          const ratio = answer.metricDefinitions.find((m) => m.unit === 'ratio');
+          if (ratio) {
+            ratioTiles++;
+            for (const tick of drawn.charts[0].yTicks)
+              assert.match(tick, /%$/, `${id}: axis ${tick}`);
+            const at = drawn.headers.indexOf(ratio.label);
+            answer.rows.forEach((row, i) => {
+              const percent = `${Math.round(Number(row[ratio.key]) * 1000) / 10}%`;
+              assert.equal(drawn.rows[i][at], percent, `${id} row ${i}`);
+            });
+          }
+        }
+        assert.ok(
+          supplierRows > 0 && ratioTiles > 0,
+          `${supplierRows} supplier rows, ${ratioTiles} ratio tiles`,
+        );
+      });
 
-  it('shows suppliers by name beside their codes, and ratios as percentages on axis and table', async () => {
-    const page = await open(`#/dashboard/${DASHBOARD}`);
-    const suppliers = (await api('GET', '/api/v1/suppliers?limit=50')) as {
-      items: { code: { value: string }; name: { value: string } }[];
-    };
-    const names = new Map(suppliers.items.map((s) => [s.code.value, s.name.value]));
-    const ids = await tileIds(page);
-    let supplierRows = 0;
-    let ratioTiles = 0;
-    for (const id of ids) {
-      const answer = await runSaved(id);
-      const drawn = await drawnIn(page, `[data-saved-query="${id}"]`);
-      if (answer.columns.includes('supplier')) {
-        const at = drawn.headers.indexOf('Supplier');
-        answer.rows.forEach((row, i) => {
-          const code = text(row.supplier);
-          assert.equal(drawn.rows[i][at], `${code} ${names.get(code)}`);
-          supplierRows++;
+      it('says "not found" for an unknown dashboard, and wraps a long id at 375 px', async () => {
+        const page = await open('#/dashboard/no-such-dashboard');
+        assert.equal(await page.textContent('main h1'), 'Dashboard not found');
+        assert.match((await page.textContent('main')) ?? '', /no-such-dashboard/);
+        const phone = await open(`#/dashboard/${LONG_ID}`, 375);
+        await phone.waitForSelector('.tile .result');
+        assert.equal(
+          (await phone.textContent('main h1'))?.replace(/\s/g, ''),
+          LONG_ID.replace(/^./, 'D'),
+        );
+        const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width <= 375, `no sideways scrolling at 375 px (${width})`);
+      });
+
+      it('applies one period to every tile and shows the previous period beside each figure', async () => {
+        const page = await open(`#/dashboard/${DASHBOARD}`);
+        await page.selectOption('#dash-period', 'quarter:-1');
+        await page.check('#dash-compare');
+        await page.click('.dashboard-controls button[type=submit]');
+        await page.waitForFunction(() => location.hash.includes('compare=1'));
+        await settled(page);
+        await page.waitForFunction(() => document.querySelectorAll('.tile .result').length >= 6);
+        assert.match(page.url(), /period=quarter%3A-1&compare=1|period=quarter:-1&compare=1/);
+        const metas = await page.$$eval('.tile .meta', (nodes) =>
+          nodes.map((n) => n.textContent ?? ''),
+        );
+        assert.ok(metas.length >= 6);
+        for (const meta of metas)
+          assert.match(
+            meta,
+            /^2026-01-01 to 2026-03-31 \(previous period 2025-10-01 to 2025-12-31\)/,
+          );
+        // The Workers tile: its figure and the previous quarter's, each the API's own answer.
+        const [now, then] = await Promise.all(
+          [
+            { from: '2026-01-01', to: '2026-03-31' },
+            { from: '2025-10-01', to: '2025-12-31' },
+          ].map((timeRange) => runQuery({ query: { metrics: ['worker_count'], timeRange } })),
+        );
+        const figure = await page.textContent('.big-number[data-metric="worker_count"]');
+        assert.match(figure ?? '', new RegExp(`^${now.rows[0].worker_count}Workers`));
+        assert.match(figure ?? '', new RegExp(`Previous period: ${then.rows[0].worker_count} · `));
+        // Tables carry the previous figure and the change beside each metric.
+        const drawn = await drawnIn(page, '.tile:has(h2 :text("Hours worked by supplier"))');
+        assert.deepEqual(drawn.headers.slice(1), [
+          'Hours worked',
+          'Hours worked, previous period',
+          'Change',
+        ]);
+        assert.ok(drawn.charts[0].series.some((s) => s.label === 'Previous period'));
+      });
+
+      it('marks incomplete periods on the chart and in the table', async () => {
+        const page = await open(`#/dashboard/${DASHBOARD}`);
+        const tile = '.tile:has(h2 :text("entries per week"))';
+        const answer = await runSaved(
+          (await page.getAttribute(tile, 'data-saved-query')) as string,
+        );
+        // This quarter from 2026-04-01: its first week began on 2026-03-30, before the range.
+        assert.equal(answer.semanticQuery.timeRange?.from, '2026-04-01');
+        const drawn = await drawnIn(page, tile);
+        assert.match(drawn.rows[0][0], /^week of 2026-03-30 \(incomplete\)$/);
+        assert.match(drawn.rows[1][0], /^week of 2026-04-06$/);
+        // The last week holds today (2026-06-30): not over yet.
+        assert.match(drawn.rows[drawn.rows.length - 1][0], /\(incomplete\)$/);
+        assert.ok(await page.isVisible(`${tile} .chart-note`));
+        const marks = await page.$eval(`${tile} canvas`, (canvas) => {
+          type Instance = { scales: { x: { ticks: { label: unknown }[] } } };
+          return (canvas as HTMLCanvasElement & { vmsChart: Instance }).vmsChart.scales.x.ticks.map(
+            (t) => String(t.label).endsWith('*'),
+          );
         });
-        assert.ok(drawn.charts[0].labels.every((label) => names.has(label.split(' ')[0])));
-        // Every bar has its label drawn (rotated if need be), none skipped.
-        assert.equal(drawn.charts[0].xTicks, drawn.charts[0].labels.length);
-      }
-      const ratio = answer.metricDefinitions.find((m) => m.unit === 'ratio');
-      if (ratio) {
-        ratioTiles++;
-        for (const tick of drawn.charts[0].yTicks) assert.match(tick, /%$/, `${id}: axis ${tick}`);
-        const at = drawn.headers.indexOf(ratio.label);
-        answer.rows.forEach((row, i) => {
-          const percent = `${Math.round(Number(row[ratio.key]) * 1000) / 10}%`;
-          assert.equal(drawn.rows[i][at], percent, `${id} row ${i}`);
+        assert.equal(marks[0], true);
+        assert.equal(marks[1], false);
+      });
+
+      it('opens the explorer on a clicked bar, with that filter, and offers every tile in the explorer', async () => {
+        const page = await open(`#/dashboard/${DASHBOARD}`);
+        const tile = '.tile:has(h2 :text("Hours worked by supplier"))';
+        assert.ok(await page.isVisible(`${tile} a:text("Open in explorer")`));
+        const answer = await runSaved(
+          (await page.getAttribute(tile, 'data-saved-query')) as string,
+        );
+        await page.locator(`${tile} canvas`).scrollIntoViewIfNeeded();
+        const point = await page.$eval(`${tile} canvas`, (canvas) => {
+          type Bar = { x: number; y: number; base: number };
+          const chart = (
+            canvas as HTMLCanvasElement & {
+              vmsChart: { getDatasetMeta(i: number): { data: Bar[] } };
+            }
+          ).vmsChart;
+          const bar = chart.getDatasetMeta(0).data[0];
+          const box = canvas.getBoundingClientRect();
+          return { x: box.left + bar.x, y: box.top + (bar.y + bar.base) / 2 };
         });
-      }
-    }
-    assert.ok(
-      supplierRows > 0 && ratioTiles > 0,
-      `${supplierRows} supplier rows, ${ratioTiles} ratio tiles`,
-    );
-  });
+        await page.mouse.click(point.x, point.y);
+        await page.waitForFunction(() => location.hash.startsWith('#/explorer/'));
+        const body = JSON.parse(
+          decodeURIComponent(new URL(page.url()).hash.slice('#/explorer/'.length)),
+        );
+        assert.deepEqual(body.query.filters, [
+          { dimension: 'supplier', operator: 'eq', values: [text(answer.rows[0].supplier)] },
+        ]);
+        await page.waitForSelector('.explorer-result .result');
+        const drawn = await drawnIn(page, '.explorer-result');
+        assert.equal(drawn.rows.length, 1, 'the explorer ran the query narrowed to that supplier');
+      });
 
-  it('says "not found" for an unknown dashboard, and wraps a long id at 375 px', async () => {
-    const page = await open('#/dashboard/no-such-dashboard');
-    assert.equal(await page.textContent('main h1'), 'Dashboard not found');
-    assert.match((await page.textContent('main')) ?? '', /no-such-dashboard/);
-    const phone = await open(`#/dashboard/${LONG_ID}`, 375);
-    await phone.waitForSelector('.tile .result');
-    assert.equal(
-      (await phone.textContent('main h1'))?.replace(/\s/g, ''),
-      LONG_ID.replace(/^./, 'D'),
-    );
-    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
-    assert.ok(width <= 375, `no sideways scrolling at 375 px (${width})`);
-  });
+      it('downloads any table as CSV, the rows the table shows', async () => {
+        const page = await open(`#/dashboard/${DASHBOARD}`);
+        const tile = '.tile:has(h2 :text("Invoices by status"))';
+        const answer = await runSaved(
+          (await page.getAttribute(tile, 'data-saved-query')) as string,
+        );
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.click(`${tile} button:text("Download CSV")`),
+        ]);
+        assert.equal(download.suggestedFilename(), 'Invoices-by-status.csv');
+        const csv = (await readFile((await download.path()) as string, 'utf8'))
+          .trimEnd()
+          .split('\r\n');
+        assert.equal(
+          csv[0],
+          'Invoice status,Currency,Invoices and credit notes (any status),Invoiced total (issued and pushed invoices)',
+        );
+        assert.equal(csv.length, answer.rows.length + 1);
+        answer.rows.forEach((row, i) => {
+          assert.equal(
+            csv[i + 1],
+            [
+              row.invoice_status,
+              row.currency,
+              Number(row.invoice_count),
+              Number(row.invoiced_total) / 100,
+            ].join(','),
+          );
+        });
+      });
 
-  it('applies one period to every tile and shows the previous period beside each figure', async () => {
-    const page = await open(`#/dashboard/${DASHBOARD}`);
-    await page.selectOption('#dash-period', 'quarter:-1');
-    await page.check('#dash-compare');
-    await page.click('.dashboard-controls button[type=submit]');
-    await page.waitForFunction(() => location.hash.includes('compare=1'));
-    await settled(page);
-    await page.waitForFunction(() => document.querySelectorAll('.tile .result').length >= 6);
-    assert.match(page.url(), /period=quarter%3A-1&compare=1|period=quarter:-1&compare=1/);
-    const metas = await page.$$eval('.tile .meta', (nodes) =>
-      nodes.map((n) => n.textContent ?? ''),
-    );
-    assert.ok(metas.length >= 6);
-    for (const meta of metas)
-      assert.match(meta, /^2026-01-01 to 2026-03-31 \(previous period 2025-10-01 to 2025-12-31\)/);
-    // The Workers tile: its figure and the previous quarter's, each the API's own answer.
-    const [now, then] = await Promise.all(
-      [
-        { from: '2026-01-01', to: '2026-03-31' },
-        { from: '2025-10-01', to: '2025-12-31' },
-      ].map((timeRange) => runQuery({ query: { metrics: ['worker_count'], timeRange } })),
-    );
-    const figure = await page.textContent('.big-number[data-metric="worker_count"]');
-    assert.match(figure ?? '', new RegExp(`^${now.rows[0].worker_count}Workers`));
-    assert.match(figure ?? '', new RegExp(`Previous period: ${then.rows[0].worker_count} · `));
-    // Tables carry the previous figure and the change beside each metric.
-    const drawn = await drawnIn(page, '.tile:has(h2 :text("Hours worked by supplier"))');
-    assert.deepEqual(drawn.headers.slice(1), [
-      'Hours worked',
-      'Hours worked, previous period',
-      'Change',
-    ]);
-    assert.ok(drawn.charts[0].series.some((s) => s.label === 'Previous period'));
-  });
-
-  it('marks incomplete periods on the chart and in the table', async () => {
-    const page = await open(`#/dashboard/${DASHBOARD}`);
-    const tile = '.tile:has(h2 :text("entries per week"))';
-    const answer = await runSaved((await page.getAttribute(tile, 'data-saved-query')) as string);
-    // This quarter from 2026-04-01: its first week began on 2026-03-30, before the range.
-    assert.equal(answer.semanticQuery.timeRange?.from, '2026-04-01');
-    const drawn = await drawnIn(page, tile);
-    assert.match(drawn.rows[0][0], /^week of 2026-03-30 \(incomplete\)$/);
-    assert.match(drawn.rows[1][0], /^week of 2026-04-06$/);
-    // The last week holds today (2026-06-30): not over yet.
-    assert.match(drawn.rows[drawn.rows.length - 1][0], /\(incomplete\)$/);
-    assert.ok(await page.isVisible(`${tile} .chart-note`));
-    const marks = await page.$eval(`${tile} canvas`, (canvas) => {
-      type Instance = { scales: { x: { ticks: { label: unknown }[] } } };
-      return (canvas as HTMLCanvasElement & { vmsChart: Instance }).vmsChart.scales.x.ticks.map(
-        (t) => String(t.label).endsWith('*'),
-      );
-    });
-    assert.equal(marks[0], true);
-    assert.equal(marks[1], false);
-  });
-
-  it('opens the explorer on a clicked bar, with that filter, and offers every tile in the explorer', async () => {
-    const page = await open(`#/dashboard/${DASHBOARD}`);
-    const tile = '.tile:has(h2 :text("Hours worked by supplier"))';
-    assert.ok(await page.isVisible(`${tile} a:text("Open in explorer")`));
-    const answer = await runSaved((await page.getAttribute(tile, 'data-saved-query')) as string);
-    await page.locator(`${tile} canvas`).scrollIntoViewIfNeeded();
-    const point = await page.$eval(`${tile} canvas`, (canvas) => {
-      type Bar = { x: number; y: number; base: number };
-      const chart = (
-        canvas as HTMLCanvasElement & { vmsChart: { getDatasetMeta(i: number): { data: Bar[] } } }
-      ).vmsChart;
-      const bar = chart.getDatasetMeta(0).data[0];
-      const box = canvas.getBoundingClientRect();
-      return { x: box.left + bar.x, y: box.top + (bar.y + bar.base) / 2 };
-    });
-    await page.mouse.click(point.x, point.y);
-    await page.waitForFunction(() => location.hash.startsWith('#/explorer/'));
-    const body = JSON.parse(
-      decodeURIComponent(new URL(page.url()).hash.slice('#/explorer/'.length)),
-    );
-    assert.deepEqual(body.query.filters, [
-      { dimension: 'supplier', operator: 'eq', values: [text(answer.rows[0].supplier)] },
-    ]);
-    await page.waitForSelector('.explorer-result .result');
-    const drawn = await drawnIn(page, '.explorer-result');
-    assert.equal(drawn.rows.length, 1, 'the explorer ran the query narrowed to that supplier');
-  });
-
-  it('downloads any table as CSV, the rows the table shows', async () => {
-    const page = await open(`#/dashboard/${DASHBOARD}`);
-    const tile = '.tile:has(h2 :text("Invoices by status"))';
-    const answer = await runSaved((await page.getAttribute(tile, 'data-saved-query')) as string);
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.click(`${tile} button:text("Download CSV")`),
-    ]);
-    assert.equal(download.suggestedFilename(), 'Invoices-by-status.csv');
-    const csv = (await readFile((await download.path()) as string, 'utf8')).trimEnd().split('\r\n');
-    assert.equal(
-      csv[0],
-      'Invoice status,Currency,Invoices and credit notes (any status),Invoiced total (issued and pushed invoices)',
-    );
-    assert.equal(csv.length, answer.rows.length + 1);
-    answer.rows.forEach((row, i) => {
-      assert.equal(
-        csv[i + 1],
-        [
-          row.invoice_status,
-          row.currency,
-          Number(row.invoice_count),
-          Number(row.invoiced_total) / 100,
-        ].join(','),
-      );
-    });
-  });
-
-  it('returns to sign-in with a plain message and forgets the token once it is revoked', async () => {
-    const token = await mintToken(
-      h.store,
-      { workspaceId: WS, role: 'staff', scopes: ALL_SCOPES },
-      new Date(),
-    );
-    const page = await browser.newPage();
-    await signIn(page, base, token);
-    await page.waitForSelector('a.card');
-    await revokeToken(h.store, token, new Date());
-    await page.click(`a.card[data-dashboard="${DASHBOARD}"]`);
-    const alert = await page.waitForSelector('form.sign-in [role=alert]');
-    assert.match((await alert.textContent()) ?? '', /session has ended.*revoked or expired/i);
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('vms-read-token')), null);
-    assert.ok(await page.isHidden('#sign-out'));
-  });
-});
+      it('returns to sign-in with a plain message and forgets the token once it is revoked', async () => {
+        const token = await mintToken(
+          h.store,
+          { workspaceId: WS, role: 'staff', scopes: ALL_SCOPES },
+          new Date(),
+        );
+        const page = await browser.newPage();
+        await signIn(page, base, token);
+        await page.waitForSelector('a.card');
+        await revokeToken(h.store, token, new Date());
+        await page.click(`a.card[data-dashboard="${DASHBOARD}"]`);
+        const alert = await page.waitForSelector('form.sign-in [role=alert]');
+        assert.match((await alert.textContent()) ?? '', /session has ended.*revoked or expired/i);
+        assert.equal(await page.evaluate(() => sessionStorage.getItem('vms-read-token')), null);
+        assert.ok(await page.isHidden('#sign-out'));
+      });
+    },
+  );

@@ -15,6 +15,7 @@ import { dashboardView, savedQueryView } from './views.js';
  */
 const main = document.getElementById('main') as HTMLElement;
 const signOutButton = document.getElementById('sign-out') as HTMLButtonElement;
+const explorerLink = document.getElementById('nav-explorer') as HTMLElement;
 let session: Session | null = null;
 
 /** Said at sign-in after the server stopped accepting the token (revoked or expired). */
@@ -104,6 +105,8 @@ async function route(): Promise<void> {
   }
   const mine = session;
   signOutButton.hidden = false;
+  // The explorer is offered only to a token that may run reports.
+  explorerLink.hidden = !session.catalog;
   replace(main, h('p', { class: 'loading' }, 'Loading…'));
   try {
     const shown = await view(location.hash.replace(/^#/, '') || '/');

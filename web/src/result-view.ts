@@ -147,7 +147,9 @@ export function resultView(answer: ReportAnswer, options: ResultOptions): HTMLEl
       root.append(meta(result, options), h('p', { class: 'empty' }, 'No rows for this query.'));
       return;
     }
-    root.setAttribute('data-chart-kind', chartKindOf(result, options.timeKeys).kind);
+    // The shape drawn: of one currency's rows where the result is split by currency.
+    const drawn = splitByCurrency(result)[0]?.[1] ?? result;
+    root.setAttribute('data-chart-kind', chartKindOf(drawn, options.timeKeys).kind);
     root.append(
       meta(result, options),
       h(
