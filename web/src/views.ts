@@ -1,5 +1,6 @@
 import { VmsReadError, VmsReadRefusal } from 'vms-read-client';
 import { h, thirdParty } from './dom.js';
+import { recordsSection } from './records/home-cards.js';
 import { resultView, type ReportAnswer } from './result-view.js';
 import { dashboardsOf, savedQueries, type SavedQuery } from './saved-queries.js';
 import type { Session } from './session.js';
@@ -41,7 +42,19 @@ function savedQueryPanel(session: Session, query: SavedQuery, heading: 'h2' | 'h
   return panel;
 }
 
+/**
+ * The home page: the dashboards, briefings and library for a staff token, then the record lists
+ * this token can read; a token without reports gets its sentence and the records alone.
+ */
 export async function homeView(session: Session): Promise<HTMLElement> {
+  if (!session.catalog)
+    return h(
+      'div',
+      {},
+      h('p', { class: 'notice' }, session.noReports ?? ''),
+      await recordsSection(session, 'h1'),
+    );
+  const records = recordsSection(session, 'h2');
   const queries = await savedQueries(session.client);
   const dashboards = dashboardsOf(queries);
   const list = (kind: SavedQuery['kind']) =>
@@ -76,6 +89,7 @@ export async function homeView(session: Session): Promise<HTMLElement> {
     list('briefing'),
     h('h2', {}, 'Library'),
     list('library'),
+    await records,
   );
 }
 
