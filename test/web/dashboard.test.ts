@@ -81,7 +81,10 @@ for (const dialect of DIALECTS)
         await page.clock.setFixedTime(NOON);
         await page.setViewportSize({ width, height: 900 });
         await signIn(page, base, h.tokens.staff);
+        await page.waitForSelector('main .home');
         await page.goto(`${base}/app${hash}`);
+        // The home page has gone: the page asked for is drawn.
+        await page.waitForFunction(() => !document.querySelector('main .home'));
         await settled(page);
         return page;
       }

@@ -97,7 +97,8 @@ function assertDrawnFrom(drawn: Drawn, answer: Answer, id: string): void {
     });
   }
   assert.ok(points > 0, `${id}: the chart has points`);
-  if (drawn.kind === 'category')
+  // (A money answer is drawn a chart per currency: test/web/dashboard.test.ts checks those.)
+  if (drawn.kind === 'category' && !answer.columns.includes('currency'))
     assert.deepEqual(
       drawn.labels.map((label) => label.split(' ')[0]),
       answer.rows.map((row) => text(row[dimensions[0]])),

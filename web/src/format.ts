@@ -25,7 +25,10 @@ function moneyFormat(currency: string, compact = false): Intl.NumberFormat {
         style: 'currency',
         currency,
         currencyDisplay: 'code',
-        ...(compact ? { notation: 'compact', maximumFractionDigits: 1 } : {}),
+        // Two decimals whatever the currency's custom: the wire value is cents.
+        ...(compact
+          ? { notation: 'compact', maximumFractionDigits: 1 }
+          : { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
       });
     } catch {
       // Not an ISO 4217 code Intl knows: the amount with the code beside it.

@@ -1,6 +1,6 @@
 import { h, thirdParty } from './dom.js';
 import { dashboardTitle } from './names.js';
-import { recordCards } from './records/routes.js';
+import { recordsSection } from './records/routes.js';
 import { dashboardsOf, savedQueries, type SavedQuery } from './saved-queries.js';
 import type { Session } from './session.js';
 
@@ -37,7 +37,7 @@ function queryCards(queries: SavedQuery[], kind: SavedQuery['kind'], line: strin
 }
 
 export async function homeView(session: Session): Promise<HTMLElement> {
-  const records = recordCards(session);
+  const records = recordsSection(session, 'h2');
   const parts: HTMLElement[] = [h('h1', {}, 'Your program')];
   if (!session.catalog) {
     parts.push(h('p', { class: 'notice' }, session.noReports ?? ''));
@@ -63,11 +63,6 @@ export async function homeView(session: Session): Promise<HTMLElement> {
       section('Library', ...queryCards(queries, 'library', 'Saved query')),
     );
   }
-  const recordList = await records;
-  parts.push(
-    recordList.length
-      ? section('Records', ...recordList)
-      : h('p', { class: 'notice' }, 'This token reads no record lists.'),
-  );
+  parts.push(await records);
   return h('div', { class: 'home' }, ...parts);
 }

@@ -17,6 +17,8 @@ const main = document.getElementById('main') as HTMLElement;
 const signOutButton = document.getElementById('sign-out') as HTMLButtonElement;
 const explorerLink = document.getElementById('nav-explorer') as HTMLElement;
 let session: Session | null = null;
+/** The latest navigation: a slower view of an earlier one never replaces it. */
+let turn = 0;
 
 /** Said at sign-in after the server stopped accepting the token (revoked or expired). */
 const ENDED =
@@ -55,6 +57,7 @@ function signInView(problem?: HTMLElement): HTMLElement {
 
 /** A session whose token the server refused: forget it and say so at sign-in. */
 function ended(): void {
+  turn++;
   signOut();
   session = null;
   signOutButton.hidden = true;
@@ -103,21 +106,24 @@ async function route(): Promise<void> {
       return;
     }
   }
-  const mine = session;
+  const mine = ++turn;
   signOutButton.hidden = false;
   // The explorer is offered only to a token that may run reports.
   explorerLink.hidden = !session.catalog;
   replace(main, h('p', { class: 'loading' }, 'Loading…'));
   try {
     const shown = await view(location.hash.replace(/^#/, '') || '/');
-    if (session === mine) replace(main, shown);
+    if (turn !== mine) return;
+    replace(main, shown);
   } catch (error) {
-    if (session === mine) replace(main, errorView(error));
+    if (turn !== mine) return;
+    replace(main, errorView(error));
   }
   main.focus();
 }
 
 signOutButton.addEventListener('click', () => {
+  turn++;
   signOut();
   session = null;
   void route();

@@ -1,17 +1,38 @@
 import type { Session } from '../session.js';
+import { recordsSection } from './home-cards.js';
+import { invoiceView } from './invoice-view.js';
+import { listView } from './list-view.js';
+import { RECORD_LISTS } from './record-lists.js';
+import { timesheetView } from './timesheet-view.js';
+import { workerView } from './worker-view.js';
 
-/**
- * The record pages' routes (#/records/<list>, #/invoice/<id>, #/timesheet/<id>, …): the view of
- * `parts` (the hash path split on '/'), or null when the path is not a record page.
- */
-export async function recordsRoute(
-  _session: Session,
-  _parts: string[],
-): Promise<HTMLElement | null> {
-  return null;
+export { recordCards, recordsSection } from './home-cards.js';
+
+/** A path segment as typed in the address; a malformed escape is kept as it is. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
-/** The home page's cards for the record lists this token can read. */
-export async function recordCards(_session: Session): Promise<HTMLElement[]> {
-  return [];
+/**
+ * The record pages' routes (#/records, #/records/<list>, #/invoice/<id>, #/timesheet/<id>,
+ * #/worker/<id>): the view of `parts` (the hash path split on '/'), or null when the path is not
+ * a record page.
+ */
+export async function recordsRoute(session: Session, parts: string[]): Promise<HTMLElement | null> {
+  const [page, id, ...rest] = parts;
+  if (rest.length > 0) return null;
+  if (page === 'records') {
+    if (id === undefined || id === '') return recordsSection(session, 'h1');
+    const list = RECORD_LISTS.find((l) => l.key === id);
+    return list ? listView(session, list) : null;
+  }
+  if (!id) return null;
+  if (page === 'invoice') return invoiceView(session, decoded(id));
+  if (page === 'timesheet') return timesheetView(session, decoded(id));
+  if (page === 'worker') return workerView(session, decoded(id));
+  return null;
 }

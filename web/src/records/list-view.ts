@@ -1,0 +1,110 @@
+import { h, replace, type Provenance } from '../dom.js';
+import { refusalView } from '../result-view.js';
+import type { Session } from '../session.js';
+import { errorView } from '../views.js';
+import { recordTable, type ApiRecord } from './record-fields.js';
+import type { RecordList } from './record-lists.js';
+
+/** The plan's page size at most (Team and Business plans: 50); larger values are reduced. */
+const PAGE_SIZE = 50;
+
+interface RecordPage {
+  items: ApiRecord[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+interface ListRefusal {
+  status: 'refused';
+  code: string;
+  message: Provenance;
+}
+
+/** One page of a list: from the start, or from a previous page's nextCursor. */
+export function readPage(
+  session: Session,
+  list: RecordList,
+  cursor?: string,
+): Promise<RecordPage | ListRefusal> {
+  const call = session.client.call as (name: string, input: object) => Promise<unknown>;
+  return call(list.operation, { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }) as Promise<
+    RecordPage | ListRefusal
+  >;
+}
+
+/**
+ * A record list, a page at a time through the API's cursors: "Next page" sends the page's
+ * nextCursor, "Previous page" the one that read the page before, "First page" none. The cursors
+ * stay in this closure: not in the address, not on the page.
+ */
+export async function listView(session: Session, list: RecordList): Promise<HTMLElement> {
+  /** cursors[i] read page i (undefined: the first page). */
+  const cursors: (string | undefined)[] = [undefined];
+  let index = 0;
+  let next: string | null = null;
+  const body = h('div', { class: 'list-body' });
+  const status = h('p', { class: 'meta', 'aria-live': 'polite' });
+  const button = (label: string, go: () => number) => {
+    const b = h('button', { type: 'button', class: 'secondary' }, label) as HTMLButtonElement;
+    b.addEventListener('click', () => void show(go()));
+    return b;
+  };
+  const first = button('First page', () => 0);
+  const previous = button('Previous page', () => index - 1);
+  const forward = button('Next page', () => {
+    cursors[index + 1] = next ?? undefined;
+    return index + 1;
+  });
+  const pager = h(
+    'nav',
+    { class: 'pager', 'aria-label': `${list.title} pages` },
+    first,
+    previous,
+    forward,
+  );
+  const settle = (busy: boolean) => {
+    first.disabled = busy || index === 0;
+    previous.disabled = busy || index === 0;
+    forward.disabled = busy || next === null;
+  };
+
+  async function show(to: number): Promise<void> {
+    settle(true);
+    let page: RecordPage | ListRefusal;
+    try {
+      page = await readPage(session, list, cursors[to]);
+    } catch (error) {
+      replace(body, errorView(error));
+      settle(false);
+      return;
+    }
+    index = to;
+    if ('status' in page) {
+      // A cursor refused (invalid_cursor): its code and message; "First page" starts again.
+      next = null;
+      replace(body, refusalView(page));
+      status.textContent = '';
+    } else {
+      next = page.hasMore ? page.nextCursor : null;
+      const count = page.items.length;
+      status.textContent = `Page ${index + 1} · ${count} record${count === 1 ? '' : 's'}${next ? '' : ' · the last page'}`;
+      replace(
+        body,
+        count === 0
+          ? h('p', { class: 'empty' }, `No ${list.title.toLowerCase()} visible to this token.`)
+          : recordTable(list.title, list.columns, page.items),
+      );
+    }
+    settle(false);
+  }
+
+  await show(0);
+  return h(
+    'div',
+    { class: 'record-list', 'data-list': list.key },
+    h('p', {}, h('a', { href: '#/records' }, '← All records')),
+    h('h1', {}, list.title),
+    status,
+    body,
+    pager,
+  );
+}

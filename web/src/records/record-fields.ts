@@ -1,0 +1,131 @@
+import { cell, h } from '../dom.js';
+
+/** A record as the API sends it: its fields by key (provenance objects for people's text). */
+export type ApiRecord = Record<string, unknown>;
+
+type Child = Node | string;
+
+/** Keys the API omits from worker records unless the token carries read:pii. */
+const PII_KEYS = new Set(['displayName', 'workEmail']);
+
+/** Where a personal field's key is absent: withheld, never blank. */
+export const withheld = () => h('span', { class: 'withheld' }, 'withheld (needs read:pii)');
+
+/**
+ * One field of a record as text: third-party text marked as such (`cell`), null as "—", and a
+ * personal key the API left out as "withheld".
+ */
+export function fieldValue(record: ApiRecord, key: string): Child {
+  if (!(key in record)) return PII_KEYS.has(key) ? withheld() : '—';
+  const value = cell(record[key]);
+  return typeof value === 'object' && value ? value : String(value ?? '—');
+}
+
+/** An enumerated value in words: `credit_note` → "credit note". */
+export function words(value: unknown): string {
+  return typeof value === 'string' ? value.replace(/_/g, ' ') : value == null ? '—' : String(value);
+}
+
+/** A timestamp to the minute, in UTC as the API gives it; the exact value in `datetime`. */
+export function when(value: unknown): Child {
+  if (typeof value !== 'string') return '—';
+  return h('time', { datetime: value }, `${value.slice(0, 16).replace('T', ' ')} UTC`);
+}
+
+export const period = (record: ApiRecord) =>
+  `${String(record.periodStart)} – ${String(record.periodEnd)}`;
+
+/** The pages an id opens: each is a get operation of the API. */
+export type RecordKind = 'invoice' | 'timesheet' | 'worker';
+
+export const recordHref = (kind: RecordKind, id: string) => `#/${kind}/${encodeURIComponent(id)}`;
+
+/** An id, linked to its record's page; long ids wrap. */
+export function recordLink(kind: RecordKind, id: unknown): Child {
+  if (typeof id !== 'string') return '—';
+  return h('a', { href: recordHref(kind, id), class: 'record-id' }, id);
+}
+
+/** An id with no page of its own. */
+export const plainId = (id: unknown): Child =>
+  typeof id === 'string' ? h('span', { class: 'record-id' }, id) : '—';
+
+/** A column of a record table: its heading and how a record fills its cell. */
+export interface Column {
+  heading: string;
+  value: (record: ApiRecord) => Child;
+  /** Numbers and money: right-aligned. */
+  num?: boolean;
+}
+
+/**
+ * Records as a table in its own scrolling region (a phone scrolls the table, not the page), a row
+ * per record with its id in `data-id`; `rowClass` marks rows (corrections).
+ */
+export function recordTable(
+  label: string,
+  columns: Column[],
+  records: ApiRecord[],
+  rowClass: (record: ApiRecord) => string | undefined = () => undefined,
+): HTMLElement {
+  return h(
+    'div',
+    { class: 'table-wrap records-table', tabindex: 0, role: 'region', 'aria-label': label },
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...columns.map((c) =>
+            h('th', { scope: 'col', class: c.num ? 'num' : undefined }, c.heading),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...records.map((record) =>
+          h(
+            'tr',
+            { 'data-id': String(record.id), class: rowClass(record) },
+            ...columns.map((c) => h('td', { class: c.num ? 'num' : undefined }, c.value(record))),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** A record's fields as label and value pairs. */
+export function fieldList(fields: [string, Child][]): HTMLElement {
+  return h(
+    'dl',
+    { class: 'record-fields' },
+    ...fields.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))),
+  );
+}
+
+/** A get answered `item: null`: absent, another workspace's or not this token's, alike by design. */
+export function notVisible(what: string, id: string): HTMLElement {
+  return h(
+    'div',
+    {},
+    h('h1', {}, `No ${what} to show`),
+    h(
+      'p',
+      { class: 'notice' },
+      `No ${what} with id `,
+      h('span', { class: 'record-id' }, id),
+      ' is visible to this token: it does not exist, or this token may not read it.',
+    ),
+    h('p', {}, h('a', { href: '#/' }, 'Home')),
+  );
+}
+
+/** A way back to a list, above a record. */
+export const backTo = (list: string, title: string) =>
+  h('p', {}, h('a', { href: `#/records/${list}` }, `← ${title}`));

@@ -1,0 +1,182 @@
+import { formatMoney } from './money.js';
+import {
+  fieldValue,
+  period,
+  plainId,
+  recordLink,
+  when,
+  words,
+  type ApiRecord,
+  type Column,
+  type RecordKind,
+} from './record-fields.js';
+
+/** The list operations behind the record pages. */
+export type ListOperation =
+  | 'list_workers'
+  | 'list_timesheets'
+  | 'list_invoices'
+  | 'list_suppliers'
+  | 'list_assignments'
+  | 'list_expenses'
+  | 'list_approval_statuses';
+
+/** One record list: its page (#/records/<key>), its operation, its card and its columns. */
+export interface RecordList {
+  key: string;
+  operation: ListOperation;
+  title: string;
+  /** One line on the home page's card: what the list holds. */
+  holds: string;
+  columns: Column[];
+}
+
+const field = (heading: string, key: string): Column => ({
+  heading,
+  value: (r) => fieldValue(r, key),
+});
+const enumerated = (heading: string, key: string): Column => ({
+  heading,
+  value: (r) => words(r[key]),
+});
+const timestamp = (heading: string, key: string): Column => ({
+  heading,
+  value: (r) => when(r[key]),
+});
+const link = (heading: string, key: string, kind: RecordKind): Column => ({
+  heading,
+  value: (r) => recordLink(kind, r[key]),
+});
+const id = (heading: string, key: string): Column => ({ heading, value: (r) => plainId(r[key]) });
+/** An amount in the record's own currency. */
+const money = (heading: string, key: string): Column => ({
+  heading,
+  num: true,
+  value: (r: ApiRecord) =>
+    typeof r[key] === 'number' ? formatMoney(r[key] as number, String(r.currency)) : '—',
+});
+
+export const RECORD_LISTS: RecordList[] = [
+  {
+    key: 'workers',
+    operation: 'list_workers',
+    title: 'Workers',
+    holds: 'People engaged in the program: engagement type, onboarding and status.',
+    columns: [
+      link('Worker', 'id', 'worker'),
+      field('Name', 'displayName'),
+      field('Work email', 'workEmail'),
+      enumerated('Engagement', 'type'),
+      enumerated('Onboarding', 'onboardingState'),
+      enumerated('Status', 'status'),
+      field('Classification', 'classificationStatus'),
+      field('Tenure start', 'tenureStart'),
+    ],
+  },
+  {
+    key: 'timesheets',
+    operation: 'list_timesheets',
+    title: 'Timesheets',
+    holds: 'Time by worker and period, with its approval status; each opens on its entries.',
+    columns: [
+      link('Timesheet', 'id', 'timesheet'),
+      link('Worker', 'workerId', 'worker'),
+      { heading: 'Period', value: period },
+      enumerated('Captured in', 'entryMode'),
+      enumerated('Status', 'status'),
+      timestamp('Submitted', 'submittedAt'),
+      timestamp('Decided', 'decidedAt'),
+    ],
+  },
+  {
+    key: 'invoices',
+    operation: 'list_invoices',
+    title: 'Invoices',
+    holds: 'Invoices and credit notes: number, status, period and total in their currency.',
+    columns: [
+      link('Invoice', 'id', 'invoice'),
+      field('Number', 'number'),
+      enumerated('Type', 'type'),
+      enumerated('Status', 'status'),
+      {
+        heading: 'Supplier',
+        // A consolidated invoice covers several suppliers: its supplierRef is null.
+        value: (r) =>
+          r.supplierRef === null && r.groupingRule === 'consolidated'
+            ? 'several (consolidated)'
+            : fieldValue(r, 'supplierRef'),
+      },
+      { heading: 'Period', value: period },
+      money('Total', 'totalCents'),
+      timestamp('Issued', 'issuedAt'),
+    ],
+  },
+  {
+    key: 'suppliers',
+    operation: 'list_suppliers',
+    title: 'Suppliers',
+    holds: 'Staffing suppliers: code, name and status.',
+    columns: [
+      id('Supplier', 'id'),
+      field('Code', 'code'),
+      field('Name', 'name'),
+      enumerated('Status', 'status'),
+      timestamp('Created', 'createdAt'),
+    ],
+  },
+  {
+    key: 'assignments',
+    operation: 'list_assignments',
+    title: 'Assignments',
+    holds: 'Who works where through which supplier, at what bill rate, from when to when.',
+    columns: [
+      id('Assignment', 'id'),
+      link('Worker', 'workerId', 'worker'),
+      field('Supplier', 'supplierRef'),
+      field('Job', 'jobCode'),
+      field('Site', 'siteKey'),
+      field('Org unit', 'orgUnitKey'),
+      money('Bill rate', 'billRateCents'),
+      field('Start', 'startDate'),
+      field('End', 'endDate'),
+      enumerated('Status', 'status'),
+    ],
+  },
+  {
+    key: 'expenses',
+    operation: 'list_expenses',
+    title: 'Expenses',
+    holds: 'Expenses claimed on assignments: category, date, amount in its currency, status.',
+    columns: [
+      id('Expense', 'id'),
+      link('Worker', 'workerId', 'worker'),
+      id('Assignment', 'assignmentId'),
+      field('Supplier', 'supplierRef'),
+      field('Category', 'category'),
+      field('Incurred on', 'incurredOn'),
+      money('Amount', 'amountCents'),
+      enumerated('Status', 'status'),
+    ],
+  },
+  {
+    key: 'approval-statuses',
+    operation: 'list_approval_statuses',
+    title: 'Approval statuses',
+    holds: 'Each approval step of timesheets and expenses: its state and when it was decided.',
+    columns: [
+      id('Approval', 'id'),
+      {
+        heading: 'Subject',
+        value: (r) =>
+          r.subjectType === 'timesheet'
+            ? recordLink('timesheet', r.subjectRef)
+            : plainId(r.subjectRef),
+      },
+      enumerated('Subject type', 'subjectType'),
+      field('Step', 'step'),
+      enumerated('State', 'state'),
+      timestamp('Decided', 'decidedAt'),
+      id('Approval routing', 'approvalInstanceRef'),
+    ],
+  },
+];

@@ -1,0 +1,39 @@
+import { h } from '../dom.js';
+import type { Session } from '../session.js';
+import {
+  backTo,
+  fieldList,
+  fieldValue,
+  notVisible,
+  when,
+  words,
+  type ApiRecord,
+} from './record-fields.js';
+
+/** A worker's fields; name and work email say "withheld" where the token lacks read:pii. */
+export function workerDetail(worker: ApiRecord & { id: string }): HTMLElement {
+  return h(
+    'div',
+    { class: 'record-page', 'data-record': worker.id },
+    backTo('workers', 'Workers'),
+    h('h1', {}, 'Worker ', h('span', { class: 'record-id' }, worker.id)),
+    fieldList([
+      ['Name', fieldValue(worker, 'displayName')],
+      ['Work email', fieldValue(worker, 'workEmail')],
+      ['Engagement', words(worker.type)],
+      ['Classification', fieldValue(worker, 'classificationStatus')],
+      ['Tenure start', fieldValue(worker, 'tenureStart')],
+      ['Onboarding', words(worker.onboardingState)],
+      ['Status', words(worker.status)],
+      ['Created', when(worker.createdAt)],
+      ['Updated', when(worker.updatedAt)],
+    ]),
+  );
+}
+
+export async function workerView(session: Session, id: string): Promise<HTMLElement> {
+  const { item } = (await session.client.call('get_worker', { id })) as {
+    item: (ApiRecord & { id: string }) | null;
+  };
+  return item ? workerDetail(item) : notVisible('worker', id);
+}
