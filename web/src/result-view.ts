@@ -1,6 +1,7 @@
 import { drawChart, type ChartSpec } from './chart.js';
 import { cell, h, plainText, thirdParty, type Provenance } from './dom.js';
 import { chartValue, formatOf } from './format.js';
+import { refusalWords } from './refusal-words.js';
 
 /** A report run's answer (run_semantic_query, run_saved_query), as the app reads it. */
 export interface ReportResult {
@@ -173,10 +174,12 @@ function meta(result: ReportResult): HTMLElement {
   );
 }
 
+/** A refusal: what it means in plain words (refusal-words.ts), then the service's code and message. */
 export function refusalView(refusal: ReportRefusal): HTMLElement {
   return h(
     'div',
     { class: 'refusal', role: 'status' },
+    h('p', { class: 'refusal-words' }, refusalWords(refusal.code)),
     h('strong', {}, `Refused (${refusal.code}): `),
     thirdParty(refusal.message),
     refusal.closestMetrics?.length
