@@ -2,12 +2,19 @@ import { Type } from 'typebox';
 import { provenance, ProvenanceSchema } from '../provenance.js';
 import { REFUSAL_MESSAGES, type RefusalCode } from '../semantic/refusals.js';
 
-/** A refusal as answered: its code and its message in a provenance envelope. */
-export function refusal<C extends RefusalCode>(code: C, operationId: string) {
+/**
+ * A refusal as answered: its code and its message in a provenance envelope; the message is the
+ * code's fixed text unless a more precise one is given (bad_filter says which filter and why).
+ */
+export function refusal<C extends RefusalCode>(
+  code: C,
+  operationId: string,
+  message: string = REFUSAL_MESSAGES[code],
+) {
   return {
     status: 'refused' as const,
     code,
-    message: provenance(REFUSAL_MESSAGES[code], operationId, '$.message'),
+    message: provenance(message, operationId, '$.message'),
   };
 }
 

@@ -22,8 +22,9 @@ export function reportRefusal(
   operationId: string,
   catalogVersion: string,
   closestMetrics: string[] = [],
+  message?: string,
 ): ReportRefusal {
-  return { ...refusal(code, operationId), closestMetrics, catalogVersion };
+  return { ...refusal(code, operationId, message), closestMetrics, catalogVersion };
 }
 
 interface ReportCursor {
@@ -85,7 +86,15 @@ export async function runReportQuery(
     if (code === 'unknown_metric' && options.unknownMetricAs) code = options.unknownMetricAs;
     else if (code !== 'metric_unavailable' && code !== 'unknown_metric' && options.otherRefusalsAs)
       code = options.otherRefusalsAs;
-    return reportRefusal(code, operationId, catalog.catalogVersion, validation.closestMetrics);
+    // The validation's own message says why; a code told as another (run_saved_query) keeps that code's text.
+    const message = code === validation.code ? validation.message : undefined;
+    return reportRefusal(
+      code,
+      operationId,
+      catalog.catalogVersion,
+      validation.closestMetrics,
+      message,
+    );
   }
   const { plan } = validation;
   const remaining = query.limit - offset;

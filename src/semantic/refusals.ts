@@ -6,6 +6,7 @@ export const REFUSAL_MESSAGES = {
     'No dimension has that key. Read the catalog and use one of its dimension keys.',
   dimension_unsupported: 'A dimension cannot be used with the selected metrics.',
   mixed_views: 'The selected metrics read different views; split them into separate queries.',
+  // A refusal from validateQuery carries its own message instead, saying which filter and why.
   bad_filter:
     'A filter names a dimension of another view or has the wrong number of values for its operator.',
   bad_order: 'An order key is not a selected metric or dimension.',

@@ -13,15 +13,23 @@ export interface QueryPlan {
 }
 
 export type Validation =
-  { ok: true; plan: QueryPlan } | { ok: false; code: RefusalCode; closestMetrics: string[] };
+  | { ok: true; plan: QueryPlan }
+  | {
+      ok: false;
+      code: RefusalCode;
+      closestMetrics: string[];
+      /** Why, where the code's fixed message would not say (bad_filter); else absent. */
+      message?: string;
+    };
 
-const VALUE_COUNT: Record<Filter['operator'], (n: number) => boolean> = {
-  eq: (n) => n === 1,
-  neq: (n) => n === 1,
-  gte: (n) => n === 1,
-  lte: (n) => n === 1,
-  between: (n) => n === 2,
-  in: (n) => n >= 1,
+/** How many values each operator takes, as a test and in words. */
+const VALUE_COUNT: Record<Filter['operator'], { fits: (n: number) => boolean; words: string }> = {
+  eq: { fits: (n) => n === 1, words: 'exactly 1 value' },
+  neq: { fits: (n) => n === 1, words: 'exactly 1 value' },
+  gte: { fits: (n) => n === 1, words: 'exactly 1 value' },
+  lte: { fits: (n) => n === 1, words: 'exactly 1 value' },
+  between: { fits: (n) => n === 2, words: 'exactly 2 values' },
+  in: { fits: (n) => n >= 1, words: 'at least 1 value' },
 };
 
 export function isDate(value: string | number): boolean {
@@ -60,10 +68,11 @@ export function normalizeQuery(
  * dimension_unsupported, filters (unknown_dimension, then bad_filter), bad_order.
  */
 export function validateQuery(query: NormalizedQuery, catalog: Catalog): Validation {
-  const refuse = (code: RefusalCode, about?: string): Validation => ({
+  const refuse = (code: RefusalCode, about?: string, message?: string): Validation => ({
     ok: false,
     code,
     closestMetrics: about === undefined ? [] : closestMetrics(about, queryable(catalog)),
+    ...(message === undefined ? {} : { message }),
   });
   const unknown = query.metrics.find((key) => !catalog.knownMetrics.has(key));
   if (unknown !== undefined) return refuse('unknown_metric', unknown);
@@ -82,16 +91,38 @@ export function validateQuery(query: NormalizedQuery, catalog: Catalog): Validat
 
   // Each filter rule is checked across all filters before the next, as for metrics and dimensions.
   if (filters.some((f) => !DIMENSIONS.has(f.dimension))) return refuse('unknown_dimension');
-  const badFilter = (f: Filter) =>
-    !view.dimensions.includes(f.dimension) ||
-    !VALUE_COUNT[f.operator](f.values.length) ||
-    (f.dimension === view.timeDimension && !f.values.every(isDate));
-  if (filters.some(badFilter)) return refuse('bad_filter');
+  for (const [i, filter] of filters.entries()) {
+    const problem = filterProblem(filter, view);
+    if (problem !== null)
+      return refuse(
+        'bad_filter',
+        undefined,
+        `Filter on ${filter.dimension} (query.filters[${i}]): ${problem}.`,
+      );
+  }
 
   const selected = new Set([...query.metrics, ...dimensions]);
   if (query.order.some((o) => !selected.has(o.key))) return refuse('bad_order');
   return { ok: true, plan: { view, metrics, query } };
 }
+/**
+ * Why a filter does not fit the view, in words, or null when it does: a dimension of another
+ * view, a wrong count of values for its operator, a non-date on the time dimension (SPEC's
+ * bad_filter cases; a value outside a dimension's listed set matches nothing: `empty`). The message names the value by its position and never
+ * repeats it (docs/api.md: the value given is never repeated; it is the client's text).
+ */
+function filterProblem(filter: Filter, view: View): string | null {
+  if (!view.dimensions.includes(filter.dimension))
+    return `the chosen metrics cannot be filtered by ${filter.dimension}; their dimensions are ${view.dimensions.join(', ')}`;
+  const count = VALUE_COUNT[filter.operator];
+  if (!count.fits(filter.values.length))
+    return `${filter.operator} takes ${count.words}, not ${filter.values.length}`;
+  for (const [j, value] of filter.values.entries())
+    if (filter.dimension === view.timeDimension && !isDate(value))
+      return `values[${j}] is not a date (YYYY-MM-DD)`;
+  return null;
+}
+
 /** Enabled metrics a query may use: closestMetrics never suggests an evaluative one. */
 function queryable(catalog: Catalog): string[] {
   return [...catalog.metrics.values()].filter((m) => !m.evaluative).map((m) => m.key);

@@ -148,15 +148,24 @@ export function assertMcpBody(request: FuzzRequest, answer: Answer): void {
   if (call && 'result' in answer.body) assertToolResult(answer.body.result);
 }
 
-/** Rule 5: a refusal has a documented code and, as message, its `$.message` provenance envelope. */
+/** What a bad_filter message of run_semantic_query says: which filter, and why (validate.ts). */
+const BAD_FILTER_MESSAGE = /^Filter on [a-z_]+ \(query\.filters\[\d+\]\): [^\n]+\.$/;
+
+/**
+ * Rule 5: a refusal has a documented code and, as message, its `$.message` provenance envelope:
+ * the code's fixed text, or for bad_filter of run_semantic_query one naming the filter and why.
+ */
 function assertRefusal(data: unknown, operationName: string | undefined): void {
   if (!isObject(data) || data.status !== 'refused') return;
   const code = data.code as RefusalCode;
   assert.ok(Object.hasOwn(REFUSAL_MESSAGES, code), `refusal code ${String(code)}`);
-  assert.deepEqual(
-    data.message,
-    provenance(REFUSAL_MESSAGES[code], String(operationName), '$.message'),
-  );
+  const value = isObject(data.message) ? data.message.value : undefined;
+  const text =
+    code === 'bad_filter' && operationName === 'run_semantic_query' && typeof value === 'string'
+      ? value
+      : REFUSAL_MESSAGES[code];
+  if (text !== REFUSAL_MESSAGES[code]) assert.match(text, BAD_FILTER_MESSAGE);
+  assert.deepEqual(data.message, provenance(text, String(operationName), '$.message'));
 }
 
 /** The `data` of a successful answer, REST or MCP, and the operation that gave it. */

@@ -293,6 +293,19 @@ for (const dialect of DIALECTS) {
             true,
           ));
       }
+      it('says in bad_filter which filter does not fit and why, as its provenance message', async () => {
+        const answer = await post(h.app, QUERY, h.tokens.staff, {
+          query: {
+            metrics: ['hours_worked'],
+            filters: [{ dimension: 'work_date', operator: 'gte', values: ['abc'] }],
+          },
+        });
+        assertRefusal(answer, 'bad_filter', 'run_semantic_query', true);
+        assert.equal(
+          answer.body.data.message.value,
+          'Filter on work_date (query.filters[0]): values[0] is not a date (YYYY-MM-DD).',
+        );
+      });
       it('suggests the closest enabled metrics for an unknown key', async () => {
         const data = (await post(h.app, QUERY, h.tokens.staff, { query: { metrics: ['spnd'] } }))
           .body.data;

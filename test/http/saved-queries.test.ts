@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setMetricEnabled } from '../../src/admin/catalog.js';
+import { REFUSAL_MESSAGES } from '../../src/semantic/refusals.js';
 import { assertRefusal } from '../support/assertions.js';
 import { get, post, qs, startHarness, WS, type Harness, DIALECTS } from '../support/harness.js';
 
@@ -171,13 +172,21 @@ for (const dialect of DIALECTS) {
           'Bad dimension',
           JSON.stringify({ query: { metrics: ['spend'], dimensions: ['site'] } }),
         );
-        for (const id of ['sq_test_shape', 'sq_test_json', 'sq_test_dim']) {
-          assertRefusal(
-            await post(h.app, RUN, h.tokens.staff, { savedQueryId: id }),
-            'invalid_query',
-            'run_saved_query',
-            true,
-          );
+        await insert(
+          'sq_test_count',
+          'Bad filter',
+          JSON.stringify({
+            query: {
+              metrics: ['spend'],
+              filters: [{ dimension: 'supplier', operator: 'between', values: ['x'] }],
+            },
+          }),
+        );
+        for (const id of ['sq_test_shape', 'sq_test_json', 'sq_test_dim', 'sq_test_count']) {
+          const answer = await post(h.app, RUN, h.tokens.staff, { savedQueryId: id });
+          assertRefusal(answer, 'invalid_query', 'run_saved_query', true);
+          // Told as invalid_query, a bad_filter keeps invalid_query's own text.
+          assert.equal(answer.body.data.message.value, REFUSAL_MESSAGES.invalid_query, id);
         }
       });
       it('refuses with invalid_query a stored filter value that is prose on a listed or id-shaped dimension', async () => {

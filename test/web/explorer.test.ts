@@ -76,6 +76,34 @@ const offered = (page: Page, kind: 'metric' | 'dimension') =>
     `ex-${kind}-`,
   );
 
+/** The values a filter offers (the labels of its radios or checkboxes), once found. */
+async function offeredValues(page: Page, index: number): Promise<string[]> {
+  await page.waitForSelector(`#ex-filter-${index}-offered fieldset`);
+  return page.$$eval(`#ex-filter-${index}-offered input[id*="-value-"]`, (inputs) =>
+    inputs
+      .filter((i) => !i.id.endsWith('-value-none'))
+      .map((i) => document.querySelector(`label[for="${i.id}"]`)?.textContent ?? ''),
+  );
+}
+
+/** The values of a filter ticked or chosen among those offered. */
+const pickedValues = (page: Page, index: number) =>
+  page.$$eval(`#ex-filter-${index}-offered input[id*="-value-"]:checked`, (inputs) =>
+    inputs
+      .filter((i) => !i.id.endsWith('-value-none'))
+      .map((i) => document.querySelector(`label[for="${i.id}"]`)?.textContent ?? ''),
+  );
+
+/** The id of the input of an offered value, by its label. */
+const valueInput = (page: Page, index: number, value: string) =>
+  page.$$eval(
+    `#ex-filter-${index}-offered input[id*="-value-"]`,
+    (inputs, wanted) =>
+      inputs.find((i) => document.querySelector(`label[for="${i.id}"]`)?.textContent === wanted)
+        ?.id ?? '',
+    value,
+  );
+
 /** Ticks a checkbox or radio by keyboard: focus it, press Space. */
 async function press(page: Page, selector: string, key = 'Space'): Promise<void> {
   await page.focus(selector);
@@ -272,9 +300,188 @@ describe('the explorer in a real browser', { skip: skipWithoutChromium() }, () =
     await page.reload();
     await page.waitForSelector('.explorer-result .result');
     assert.equal(await page.isChecked('#ex-metric-overtime_hours'), true);
-    assert.equal(await page.inputValue('#ex-filter-0-values'), workerType);
+    // Read back, the value is picked among those offered (it is one of them), none typed.
+    await page.waitForSelector('#ex-filter-0-offered fieldset');
+    assert.deepEqual(await pickedValues(page, 0), [workerType]);
+    assert.equal(await page.inputValue('#ex-filter-0-values'), '');
     assert.deepEqual((await copied(page)).clientBody, body);
     await expectDrawn();
+    assert.deepEqual(errors, []);
+  });
+
+  /** The values the API gives for a dimension, as the explorer asks for them. */
+  async function valuesOf(metric: string, dimension: string): Promise<string[]> {
+    const answer = await query({
+      query: {
+        metrics: [metric],
+        dimensions: [dimension],
+        order: [{ key: dimension, direction: 'asc' }],
+        limit: 200,
+      },
+    });
+    return answer.rows.filter((row) => row[dimension] !== null).map((row) => text(row[dimension]));
+  }
+
+  it('offers the values a dimension has, found once, and runs the one chosen', async () => {
+    const errors: string[] = [];
+    const page = await explorer(errors);
+    // The bodies of the page's report runs (the client sends a Request, whose body the
+    // browser's request events do not show), collected from a wrapped fetch.
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      const fetched = window.fetch.bind(window);
+      Object.assign(window, { vmsAsked: seen });
+      window.fetch = async (input, init) => {
+        if (input instanceof Request && input.url.endsWith('/api/v1/reports/query'))
+          seen.push(await input.clone().text());
+        return fetched(input, init);
+      };
+    });
+    await page.reload();
+    await page.waitForSelector('#ex-metric-invoice_count');
+    const asked = () => page.evaluate(() => (window as unknown as { vmsAsked: string[] }).vmsAsked);
+    await press(page, '#ex-metric-invoice_count');
+    await press(page, '#ex-dimension-invoice_status');
+    await page.click('#ex-add-filter');
+    await page.selectOption('#ex-filter-0-dimension', 'invoice_status');
+    const expected = await valuesOf('invoice_count', 'invoice_status');
+    assert.ok(expected.length >= 2, `statuses in the seed: ${expected.join(', ')}`);
+    assert.deepEqual(await offeredValues(page, 0), expected, 'exactly the API’s values');
+    assert.equal(await page.locator('#ex-filter-0-capped').count(), 0, 'not capped');
+
+    // eq: one value, chosen by keyboard among radios.
+    const status = expected[expected.length - 1];
+    await press(page, `#${await valueInput(page, 0, status)}`);
+    assert.deepEqual(await pickedValues(page, 0), [status]);
+    await page.click('#ex-run');
+    await page.waitForSelector('.explorer-result .result');
+    const body = (await copied(page)).clientBody;
+    assert.deepEqual(body.query.filters, [
+      { dimension: 'invoice_status', operator: 'eq', values: [status] },
+    ]);
+    const answer = await query(body);
+    assert.equal(answer.status, 'ok');
+    assert.ok(answer.rows.every((row) => row.invoice_status === status));
+    assert.deepEqual(
+      (await drawn(page)).table.map((cells) => cells[0]),
+      answer.rows.map(() => status),
+      'every row drawn is of that status',
+    );
+
+    // in: several values by checkboxes; the values are not asked for again this session.
+    await page.selectOption('#ex-filter-0-operator', 'in');
+    await press(page, `#${await valueInput(page, 0, expected[0])}`);
+    assert.deepEqual(await pickedValues(page, 0), [expected[0], status]);
+    await page.click('#ex-filter-0-remove');
+    await page.click('#ex-add-filter');
+    await page.selectOption('#ex-filter-0-dimension', 'invoice_status');
+    assert.deepEqual(await offeredValues(page, 0), expected);
+    const listings = (await asked()).filter((b) => b.includes('"limit":200'));
+    assert.equal(listings.length, 1, `the statuses asked once: ${listings.join('\n')}`);
+    assert.deepEqual(JSON.parse(listings[0]).query, {
+      metrics: ['invoice_count'],
+      dimensions: ['invoice_status'],
+      order: [{ key: 'invoice_status', direction: 'asc' }],
+      limit: 200,
+    });
+    assert.deepEqual(errors, []);
+  });
+
+  it('splits money by currency, offers the currency codes, and warns when unsplit', async () => {
+    const errors: string[] = [];
+    const page = await explorer(errors);
+    const money = catalog.metrics.find((m) => m.key === 'spend');
+    assert.ok(money && money.dimensions.includes('currency'));
+    assert.equal(await page.locator('#ex-split-currency').count(), 0, 'no money, no split');
+    await press(page, '#ex-metric-spend');
+    assert.equal(await page.isChecked('#ex-split-currency'), true, 'ticked for money');
+    assert.equal(await page.isVisible('#ex-currency-warning'), false);
+    await press(page, '#ex-split-currency');
+    assert.equal(await page.isVisible('#ex-currency-warning'), true, 'unticked: the warning');
+    assert.match(
+      (await page.textContent('#ex-currency-warning')) ?? '',
+      /add different currencies together/,
+    );
+    await page.click('#ex-run');
+    await page.waitForSelector('.explorer-result .result');
+    assert.deepEqual((await copied(page)).clientBody, { query: { metrics: ['spend'] } });
+    await press(page, '#ex-split-currency');
+    assert.equal(await page.isVisible('#ex-currency-warning'), false);
+
+    await page.click('#ex-add-filter');
+    await page.selectOption('#ex-filter-0-dimension', 'currency');
+    const codes = await valuesOf('spend', 'currency');
+    assert.ok(codes.length >= 1 && codes.every((c) => /^[A-Z]{3}$/.test(c)), codes.join(', '));
+    assert.deepEqual(await offeredValues(page, 0), codes);
+    await press(page, `#${await valueInput(page, 0, codes[0])}`);
+    await page.click('#ex-run');
+    await page.waitForSelector('.explorer-result .result');
+    const body = (await copied(page)).clientBody;
+    assert.deepEqual(body, {
+      query: {
+        metrics: ['spend'],
+        dimensions: ['currency'],
+        filters: [{ dimension: 'currency', operator: 'eq', values: [codes[0]] }],
+      },
+    });
+    const answer = await query(body);
+    assert.equal(answer.status, 'ok', 'eq of a currency offered is not empty');
+    assert.deepEqual(
+      answer.rows.map((row) => row.currency),
+      [codes[0]],
+    );
+
+    // An address without currency stays without it, and says so.
+    const unsplit = { query: { metrics: ['spend'], dimensions: ['supplier'] } };
+    await page.goto(`${base}/app#/explorer/${encodeURIComponent(JSON.stringify(unsplit))}`);
+    await page.waitForSelector('.explorer-result .result');
+    assert.equal(await page.isChecked('#ex-split-currency'), false);
+    assert.equal(await page.isVisible('#ex-currency-warning'), true);
+    assert.deepEqual((await copied(page)).clientBody, unsplit);
+    // A fresh choice of money ticks it again.
+    await press(page, '#ex-metric-spend');
+    await press(page, '#ex-metric-spend');
+    assert.equal(await page.isChecked('#ex-split-currency'), true);
+    assert.deepEqual(errors, []);
+  });
+
+  it('takes dates on a time dimension, and says in words why a typed non-date is refused', async () => {
+    const errors: string[] = [];
+    const page = await explorer(errors);
+    await press(page, '#ex-metric-hours_worked');
+    await page.click('#ex-add-filter');
+    await page.selectOption('#ex-filter-0-dimension', 'work_date');
+    await page.selectOption('#ex-filter-0-operator', 'between');
+    assert.equal(await page.getAttribute('#ex-filter-0-date-0', 'type'), 'date');
+    assert.equal(await page.getAttribute('#ex-filter-0-date-1', 'type'), 'date');
+    await page.fill('#ex-filter-0-date-0', '2026-01-01');
+    await page.fill('#ex-filter-0-date-1', '2026-03-31');
+    await page.click('#ex-run');
+    await page.waitForSelector('.explorer-result .result');
+    const body = (await copied(page)).clientBody;
+    assert.deepEqual(body.query.filters, [
+      { dimension: 'work_date', operator: 'between', values: ['2026-01-01', '2026-03-31'] },
+    ]);
+    assert.equal((await query(body)).status, 'ok');
+
+    await page.selectOption('#ex-filter-0-operator', 'gte');
+    await page.fill('#ex-filter-0-date-0', '');
+    await page.fill('#ex-filter-0-values', 'abc');
+    await page.click('#ex-run');
+    await page.waitForSelector('.explorer-result .refusal');
+    const refusal = (await page.textContent('.explorer-result .refusal')) ?? '';
+    assert.equal(
+      await page.textContent('.explorer-result .refusal-words'),
+      'A filter’s values do not fit its dimension or its operator: the message below says which filter and why.',
+    );
+    assert.ok(
+      refusal.includes(
+        'Filter on work_date (query.filters[0]): values[0] is not a date (YYYY-MM-DD).',
+      ),
+      refusal,
+    );
+    const refused = await query((await copied(page)).clientBody);
+    assert.equal(refused.code, 'bad_filter');
     assert.deepEqual(errors, []);
   });
 

@@ -1,54 +1,17 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { pageModule } from './page-modules.js';
+import * as csv from '../../web/src/csv.js';
+import * as currency from '../../web/src/currency.js';
+import * as format from '../../web/src/format.js';
+import * as names from '../../web/src/names.js';
+import * as periods from '../../web/src/periods.js';
 
 /**
- * The page's own logic, in Node: calendar buckets and their completeness, the previous period,
- * CSV text (quoting and formula injection), money kept per currency, dashboard titles.
+ * The page's own logic, in Node (web/src/ compiled with the tests; what it does with the DOM is
+ * left to the browser tests): calendar buckets and their completeness, the previous period, CSV
+ * text (quoting and formula injection), money kept per currency, dashboard titles.
  */
-type Range = { from: string; to: string };
-/** The members of web/src/ these tests call (the page's sources are not part of this build). */
-interface Periods {
-  bucketEnd(start: string, grain: string | null): string;
-  isIncomplete(start: string, grain: string | null, range: Range | null, now: string): boolean;
-  bucketLabel(start: string, grain: string | null): string;
-  previousRange(range: Range): Range;
-  addDays(date: string, days: number): string;
-}
-interface Csv {
-  csvOf(header: string[], rows: (string | number | null)[][]): string;
-  fileNameOf(title: string): string;
-}
-interface Currency {
-  splitByCurrency(result: never): [string, { rows: unknown[]; columns: string[] }][];
-  mixesCurrencies(result: never): boolean;
-  currencyReader(result: never): (row: object) => string | null;
-}
-interface Names {
-  dashboardTitle(id: string): string;
-}
-interface Format {
-  formatMoney(cents: number, currency: string): string;
-  formatOf(unit: string): (n: number) => string;
-  formatChange(unit: string, now: number | null, before: number | null): string;
-}
-
-let periods: Periods;
-let csv: Csv;
-let currency: Currency;
-let names: Names;
-let format: Format;
-before(async () => {
-  [periods, csv, currency, names, format] = await Promise.all([
-    pageModule<Periods>('periods'),
-    pageModule<Csv>('csv'),
-    pageModule<Currency>('currency'),
-    pageModule<Names>('names'),
-    pageModule<Format>('format'),
-  ]);
-});
-
 const day = fc
   .integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2099, 11, 31) })
   .map((ms) => new Date(ms - (ms % 86_400_000)).toISOString().slice(0, 10));

@@ -1,24 +1,28 @@
+import type { ValuesSource } from './dimension-values.js';
 import { h } from './dom.js';
+import { filtersSection } from './explorer-filters.js';
 import {
+  chooseMetrics,
   emptyState,
   grainApplies,
   LIMITS,
+  mixesCurrencies,
   offeredDimensions,
   offeredMetrics,
-  OPERATORS,
   orderKeys,
   PERIOD_UNITS,
   problemsOf,
   queryableMetrics,
   settle,
+  splitApplies,
   TIME_GRAINS,
   type ExplorerCatalog,
   type ExplorerState,
-  type Operator,
   type PeriodUnit,
   type TimeGrain,
   type When,
 } from './explorer-query.js';
+import { checkbox, field, radio, section, select } from './form-controls.js';
 
 /**
  * The explorer's form: native controls only (checkboxes, radios, selects, text and date inputs),
@@ -27,15 +31,6 @@ import {
  * filter added or removed) draws the form again from the state, settled against the catalog,
  * and puts the focus back on the control that had it; typing changes the state alone.
  */
-
-const OPERATOR_LABELS: Record<Operator, string> = {
-  eq: 'is (eq)',
-  neq: 'is not (neq)',
-  in: 'is one of (in)',
-  gte: 'on or after / at least (gte)',
-  lte: 'on or before / at most (lte)',
-  between: 'between, inclusive (between)',
-};
 
 const GRAIN_LABELS: Record<TimeGrain, string> = {
   day: 'Day',
@@ -51,77 +46,11 @@ function offsetLabel(unit: PeriodUnit, offset: number): string {
   return `${-offset} ${unit}s ago`;
 }
 
-type Option = { value: string; label: string };
-
-function select(
-  id: string,
-  options: Option[],
-  value: string,
-  onChange: (value: string) => void,
-): HTMLSelectElement {
-  const element = h(
-    'select',
-    { id, name: id },
-    ...options.map((o) => h('option', { value: o.value, selected: o.value === value }, o.label)),
-  ) as HTMLSelectElement;
-  element.addEventListener('change', () => onChange(element.value));
-  return element;
-}
-
-const field = (id: string, label: string, control: HTMLElement, hint?: string) =>
-  h(
-    'div',
-    { class: 'field' },
-    h('label', { for: id }, label),
-    control,
-    hint ? h('span', { class: 'hint', id: `${id}-hint` }, hint) : null,
-  );
-
-function checkbox(
-  id: string,
-  checked: boolean,
-  label: string,
-  detail: string,
-  onChange: (checked: boolean) => void,
-  title?: string,
-): HTMLElement {
-  const input = h('input', {
-    type: 'checkbox',
-    id,
-    value: id,
-    checked,
-    'aria-describedby': `${id}-detail`,
-  }) as HTMLInputElement;
-  input.addEventListener('change', () => onChange(input.checked));
-  return h(
-    'li',
-    { class: 'choice' },
-    input,
-    h('label', { for: id, title }, label, h('span', { class: 'hint', id: `${id}-detail` }, detail)),
-  );
-}
-
-function radio(
-  name: string,
-  value: string,
-  checked: boolean,
-  label: string,
-  onChange: () => void,
-): HTMLElement {
-  const id = `${name}-${value}`;
-  const input = h('input', { type: 'radio', name, id, value, checked }) as HTMLInputElement;
-  input.addEventListener('change', () => input.checked && onChange());
-  return h('li', { class: 'choice' }, input, h('label', { for: id }, label));
-}
-
-/** One part of the form: a fieldset named by its legend. */
-const section = (id: string, legend: string, ...children: (Node | string | null)[]) =>
-  h('fieldset', { id }, h('legend', {}, legend), ...children);
-
 export function explorerForm(
   catalog: ExplorerCatalog,
   initial: ExplorerState,
   onRun: (state: ExplorerState) => void,
+  values: ValuesSource | null = null,
 ): HTMLFormElement {
   let state = settle(catalog, initial);
   const form = h('form', {
@@ -154,13 +83,14 @@ export function explorerForm(
           state[member].includes(item.key),
           item.label,
           item.detail,
-          (on) =>
-            change({
-              ...state,
-              [member]: on
-                ? [...state[member], item.key]
-                : state[member].filter((k) => k !== item.key),
-            }),
+          (on) => {
+            const keys = on
+              ? [...state[member], item.key]
+              : state[member].filter((k) => k !== item.key);
+            // Metrics through chooseMetrics: a fresh choice of money ticks "Split by currency".
+            if (member === 'metrics') change(chooseMetrics(catalog, state, keys));
+            else change({ ...state, dimensions: keys });
+          },
           item.description,
         ),
       ),
@@ -192,11 +122,47 @@ export function explorerForm(
     );
   }
 
+  /** Said when the amounts would add currencies together; kept current as filters are typed. */
+  const warning = h(
+    'p',
+    { class: 'currency-warning', id: 'ex-currency-warning', role: 'status' },
+    'Not split by currency, these amounts add different currencies together: a sum of euros and dollars is neither.',
+  );
+  const currencyWarning = () => {
+    warning.hidden = !mixesCurrencies(catalog, state);
+  };
+
+  /**
+   * Money metrics are integer cents in each row's own currency, never converted: "Split by
+   * currency" (ticked for a new query) adds currency to the body's dimensions.
+   */
+  function currencySplit(): HTMLElement | null {
+    if (!splitApplies(catalog, state)) return null;
+    currencyWarning();
+    return h(
+      'div',
+      { class: 'currency-split' },
+      h(
+        'ul',
+        { class: 'choices' },
+        checkbox(
+          'ex-split-currency',
+          state.splitCurrency,
+          'Split by currency',
+          'Money is in each row’s own currency and never converted; this groups it by currency too.',
+          (on) => change({ ...state, splitCurrency: on }),
+        ),
+      ),
+      warning,
+    );
+  }
+
   function dimensionsSection(): HTMLElement {
     const offered = offeredDimensions(catalog, state.metrics);
     return section(
       'ex-dimensions',
       'Group by',
+      currencySplit(),
       offered.length === 0
         ? h('p', { class: 'hint' }, 'Choose a metric first: its dimensions are offered here.')
         : choiceList(
@@ -340,92 +306,8 @@ export function explorerForm(
     );
   }
 
-  function filterRow(index: number, dimensions: Option[]): HTMLElement {
-    const filter = state.filters[index];
-    const id = `ex-filter-${index}`;
-    const update = (patch: Partial<ExplorerState['filters'][number]>) =>
-      (state = {
-        ...state,
-        filters: state.filters.map((f, i) => (i === index ? { ...f, ...patch } : f)),
-      });
-    const values = h('input', {
-      id: `${id}-values`,
-      type: 'text',
-      value: filter.values,
-      autocomplete: 'off',
-      spellcheck: 'false',
-    }) as HTMLInputElement;
-    values.addEventListener('input', () => update({ values: values.value }));
-    const remove = h(
-      'button',
-      { type: 'button', class: 'secondary', id: `${id}-remove` },
-      'Remove',
-    );
-    remove.setAttribute('aria-label', `Remove filter ${index + 1}`);
-    remove.addEventListener('click', () => {
-      change({ ...state, filters: state.filters.filter((_, i) => i !== index) });
-      document.getElementById('ex-add-filter')?.focus();
-    });
-    return h(
-      'div',
-      { class: 'row filter-row', role: 'group', 'aria-label': `Filter ${index + 1}` },
-      field(
-        `${id}-dimension`,
-        'Dimension',
-        select(`${id}-dimension`, dimensions, filter.dimension, (v) => update({ dimension: v })),
-      ),
-      field(
-        `${id}-operator`,
-        'Operator',
-        select(
-          `${id}-operator`,
-          OPERATORS.map((o) => ({ value: o, label: OPERATOR_LABELS[o] })),
-          filter.operator,
-          (v) => update({ operator: v as Operator }),
-        ),
-      ),
-      field(
-        `${id}-values`,
-        'Values, comma-separated',
-        values,
-        'Dates as YYYY-MM-DD; between takes two values, in one or more.',
-      ),
-      remove,
-    );
-  }
-
-  function filtersSection(): HTMLElement {
-    const dimensions = offeredDimensions(catalog, state.metrics).map((d) => ({
-      value: d.key,
-      label: d.label,
-    }));
-    const add = h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary',
-        id: 'ex-add-filter',
-        disabled: dimensions.length === 0 || state.filters.length >= LIMITS.maxFilters,
-      },
-      'Add filter',
-    );
-    add.addEventListener('click', () => {
-      change({
-        ...state,
-        filters: [...state.filters, { dimension: dimensions[0].value, operator: 'eq', values: '' }],
-      });
-      document.getElementById(`ex-filter-${state.filters.length - 1}-dimension`)?.focus();
-    });
-    return section(
-      'ex-filters',
-      'Filters',
-      ...state.filters.map((_, i) => filterRow(i, dimensions)),
-      add,
-    );
-  }
-
   function orderSection(): HTMLElement {
-    const keys = orderKeys(state);
+    const keys = orderKeys(catalog, state);
     const limit = h('input', {
       id: 'ex-limit',
       type: 'number',
@@ -501,7 +383,16 @@ export function explorerForm(
       metricsSection(),
       dimensionsSection(),
       whenSection(),
-      filtersSection(),
+      filtersSection({
+        catalog,
+        state: () => state,
+        set: (next) => {
+          state = next;
+          currencyWarning();
+        },
+        change,
+        values,
+      }),
       orderSection(),
       actions,
       problems,

@@ -55,11 +55,16 @@ export type When =
   | { kind: 'quarter'; quarter: number; year: number | null }
   | { kind: 'range'; from: string; to: string };
 
-/** A filter as typed: the values are comma-separated text until the body is made. */
+/**
+ * A filter as chosen: `values` picked from those offered (for eq, neq, gte, lte and between, by
+ * position: '' is a position not yet chosen; for in, the ones ticked) and `typed`, values typed
+ * by hand as comma-separated text. The body sends both, picked first, each once.
+ */
 export interface FilterDraft {
   dimension: string;
   operator: Operator;
-  values: string;
+  values: string[];
+  typed: string;
 }
 
 export interface ExplorerState {
@@ -70,6 +75,11 @@ export interface ExplorerState {
   filters: FilterDraft[];
   order: { key: string; direction: 'asc' | 'desc' } | null;
   limit: number | null;
+  /**
+   * Whether the body groups money by currency where a money metric is chosen and `currency`
+   * is offered but not among `dimensions` (see `splitApplies`); ticked for a new query.
+   */
+  splitCurrency: boolean;
 }
 
 export interface RunBody {
@@ -94,6 +104,7 @@ export const emptyState = (): ExplorerState => ({
   filters: [],
   order: null,
   limit: null,
+  splitCurrency: true,
 });
 
 /** Metrics a query may name: the evaluative ones are listed by the catalog but always refused. */
@@ -133,8 +144,67 @@ export const isTimeDimension = (catalog: ExplorerCatalog, key: string) =>
 export const grainApplies = (catalog: ExplorerCatalog, state: ExplorerState) =>
   state.dimensions.some((key) => isTimeDimension(catalog, key));
 
-/** Keys a result may be ordered by: its metrics and dimensions. */
-export const orderKeys = (state: ExplorerState) => [...state.metrics, ...state.dimensions];
+// --- Money and currency (issue 22): cents are in each row's currency, never converted ---------
+
+export const MONEY_UNIT = 'cents';
+export const CURRENCY = 'currency';
+
+/** A money metric is among `metrics` and their view offers the currency dimension. */
+export function moneyByCurrency(catalog: ExplorerCatalog, metrics: readonly string[]): boolean {
+  const money = metrics.some((key) =>
+    catalog.metrics.some((m) => m.key === key && m.unit === MONEY_UNIT),
+  );
+  return money && offeredDimensions(catalog, metrics).some((d) => d.key === CURRENCY);
+}
+
+/** "Split by currency" is offered: money is chosen, currency is offered and not chosen itself. */
+export const splitApplies = (catalog: ExplorerCatalog, state: ExplorerState) =>
+  moneyByCurrency(catalog, state.metrics) &&
+  !state.dimensions.includes(CURRENCY) &&
+  state.dimensions.length < LIMITS.maxDimensions;
+
+/** The dimensions the body sends: the chosen ones, and currency when split by it. */
+export const bodyDimensions = (catalog: ExplorerCatalog, state: ExplorerState) =>
+  state.splitCurrency && splitApplies(catalog, state)
+    ? [...state.dimensions, CURRENCY]
+    : [...state.dimensions];
+
+/**
+ * The amounts add different currencies together: split unticked, and no filter keeps one
+ * currency alone (eq, or in with one value).
+ */
+export function mixesCurrencies(catalog: ExplorerCatalog, state: ExplorerState): boolean {
+  const oneCurrency = state.filters.some(
+    (f) =>
+      f.dimension === CURRENCY &&
+      (f.operator === 'eq' || f.operator === 'in') &&
+      filterBodyValues(f).length === 1,
+  );
+  return splitApplies(catalog, state) && !state.splitCurrency && !oneCurrency;
+}
+
+/**
+ * The metrics chosen anew. A fresh choice of money (none before, some now) ticks "Split by
+ * currency"; otherwise the tick stays as it was, so a body read back without currency stays so.
+ */
+export function chooseMetrics(
+  catalog: ExplorerCatalog,
+  state: ExplorerState,
+  metrics: string[],
+): ExplorerState {
+  const fresh = !moneyByCurrency(catalog, state.metrics) && moneyByCurrency(catalog, metrics);
+  return settle(catalog, {
+    ...state,
+    metrics,
+    splitCurrency: fresh ? true : state.splitCurrency,
+  });
+}
+
+/** Keys a result may be ordered by: its metrics and the dimensions the body sends. */
+export const orderKeys = (catalog: ExplorerCatalog, state: ExplorerState) => [
+  ...state.metrics,
+  ...bodyDimensions(catalog, state),
+];
 
 /**
  * The state made coherent with the catalog after a change: metrics of other views, dimensions
@@ -155,9 +225,11 @@ export function settle(catalog: ExplorerCatalog, state: ExplorerState): Explorer
     filters: state.filters.filter((f) => allowed.has(f.dimension)).slice(0, LIMITS.maxFilters),
   };
   if (!grainApplies(catalog, next)) next.timeGrain = null;
-  if (next.order && !orderKeys(next).includes(next.order.key)) next.order = null;
+  if (next.order && !orderKeys(catalog, next).includes(next.order.key)) next.order = null;
   return next;
 }
+
+// --- Filters ---------------------------------------------------------------------------------
 
 /** Comma-separated text as filter values: each trimmed, empty ones dropped. */
 export const filterValues = (text: string) =>
@@ -166,15 +238,75 @@ export const filterValues = (text: string) =>
     .map((v) => v.trim())
     .filter((v) => v !== '');
 
+/** How many values an operator takes: one, two (between), or any number (in). */
+export const arityOf = (operator: Operator): 1 | 2 | 'many' =>
+  operator === 'in' ? 'many' : operator === 'between' ? 2 : 1;
+
+/** The values a filter sends: those picked, then those typed, each once. */
+export const filterBodyValues = (f: FilterDraft) => [
+  ...new Set([...f.values.filter((v) => v !== ''), ...filterValues(f.typed)]),
+];
+
+/**
+ * A filter on a time dimension picks its values with date inputs, one per position; with `in`
+ * (any number of dates) they are typed.
+ */
+export const pickedByDate = (catalog: ExplorerCatalog, f: FilterDraft) =>
+  isTimeDimension(catalog, f.dimension) && arityOf(f.operator) !== 'many';
+
+export const newFilter = (dimension: string): FilterDraft => ({
+  dimension,
+  operator: 'eq',
+  values: [],
+  typed: '',
+});
+
+/** Another dimension: what was picked or typed was for the old one. */
+export const withDimension = (f: FilterDraft, dimension: string): FilterDraft =>
+  dimension === f.dimension ? f : newFilter(dimension);
+
+/**
+ * Another operator: the picked values are kept up to its count (no hidden value is sent); dates
+ * picked for a time filter become typed text when `in` takes any number of them.
+ */
+export function withOperator(
+  catalog: ExplorerCatalog,
+  f: FilterDraft,
+  operator: Operator,
+): FilterDraft {
+  const picked = f.values.filter((v) => v !== '');
+  const arity = arityOf(operator);
+  if (arity === 'many' && isTimeDimension(catalog, f.dimension))
+    return { ...f, operator, values: [], typed: [...picked, ...filterValues(f.typed)].join(', ') };
+  return { ...f, operator, values: arity === 'many' ? picked : f.values.slice(0, arity) };
+}
+
+/** The value at a position chosen (eq to between), or '' for none. */
+export function withValueAt(f: FilterDraft, index: number, value: string): FilterDraft {
+  const values = [...f.values];
+  while (values.length <= index) values.push('');
+  values[index] = value;
+  return { ...f, values };
+}
+
+/** A value ticked or unticked (in). */
+export const withValuePicked = (f: FilterDraft, value: string, on: boolean): FilterDraft => ({
+  ...f,
+  values: on
+    ? [...f.values.filter((v) => v !== value), value]
+    : f.values.filter((v) => v !== value),
+});
+
 /** The run_semantic_query body of the state: members left out where the server's default holds. */
 export function bodyOf(catalog: ExplorerCatalog, state: ExplorerState): RunBody {
   const query: RunBody['query'] = { metrics: [...state.metrics] };
-  if (state.dimensions.length > 0) query.dimensions = [...state.dimensions];
+  const dimensions = bodyDimensions(catalog, state);
+  if (dimensions.length > 0) query.dimensions = dimensions;
   if (state.filters.length > 0)
     query.filters = state.filters.map((f) => ({
       dimension: f.dimension,
       operator: f.operator,
-      values: filterValues(f.values),
+      values: filterBodyValues(f),
     }));
   if (state.timeGrain && grainApplies(catalog, state)) query.timeGrain = state.timeGrain;
   const when = state.when;
@@ -212,7 +344,7 @@ export function problemsOf(state: ExplorerState): string[] {
   if (limit !== null && !(Number.isInteger(limit) && limit >= 1 && limit <= LIMITS.maxLimit))
     problems.push(`Most rows must be a whole number from 1 to ${LIMITS.maxLimit}.`);
   for (const f of state.filters)
-    if (filterValues(f.values).length === 0)
+    if (filterBodyValues(f).length === 0)
       problems.push(`Give a value to the filter on ${f.dimension}.`);
   return problems;
 }
@@ -246,6 +378,9 @@ const integer = (v: unknown, min: number, max: number) =>
 const oneOf = <T extends string>(v: unknown, options: readonly T[]) =>
   options.includes(v as T) ? (v as T) : null;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A calendar date as YYYY-MM-DD (what a date input can show). */
+const isDate = (v: string) =>
+  DATE.test(v) && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString().startsWith(v);
 
 /**
  * A body from a shared address read back as form state. The address is anyone's text: only what
@@ -253,7 +388,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
  * catalog does not allow together.
  */
 export function stateOfBody(catalog: ExplorerCatalog, body: unknown): ExplorerState {
-  const state = emptyState();
+  // A body read back keeps its dimensions as they are: no currency split it did not have.
+  const state: ExplorerState = { ...emptyState(), splitCurrency: false };
   if (!isRecord(body) || !isRecord(body.query)) return state;
   const query = body.query;
   state.metrics = [...new Set(strings(query.metrics))];
@@ -265,7 +401,16 @@ export function stateOfBody(catalog: ExplorerCatalog, body: unknown): ExplorerSt
     const values = Array.isArray(f.values)
       ? f.values.filter((v) => typeof v === 'string' || typeof v === 'number').map(String)
       : [];
-    return operator ? [{ dimension: f.dimension, operator, values: values.join(', ') }] : [];
+    if (!operator) return [];
+    // A time filter's values go back to its date inputs when they are dates, else to the text.
+    const asText =
+      isTimeDimension(catalog, f.dimension) &&
+      (arityOf(operator) === 'many' || !values.every(isDate));
+    return [
+      asText
+        ? { dimension: f.dimension, operator, values: [], typed: values.join(', ') }
+        : { dimension: f.dimension, operator, values, typed: '' },
+    ];
   });
   const order = Array.isArray(query.order) ? query.order[0] : undefined;
   if (isRecord(order) && typeof order.key === 'string')
@@ -285,5 +430,10 @@ export function stateOfBody(catalog: ExplorerCatalog, body: unknown): ExplorerSt
     const year = integer(period.year, LIMITS.minYear, LIMITS.maxYear);
     if (quarter !== null) state.when = { kind: 'quarter', quarter, year };
   }
-  return settle(catalog, state);
+  const settled = settle(catalog, state);
+  // Currency last, beside money: the split made it, so it is read back as the split ticked.
+  const last = settled.dimensions.length - 1;
+  if (settled.dimensions[last] === CURRENCY && moneyByCurrency(catalog, settled.metrics))
+    return { ...settled, dimensions: settled.dimensions.slice(0, last), splitCurrency: true };
+  return settled;
 }

@@ -1,4 +1,5 @@
 import { copyAsView } from './copy-as.js';
+import { valuesSource, type ValuesSource } from './dimension-values.js';
 import { h } from './dom.js';
 import { explorerForm } from './explorer-form.js';
 import {
@@ -15,6 +16,20 @@ import type { Session } from './session.js';
 import { errorView } from './error-view.js';
 import { namesOf } from './names.js';
 import { explorerHref } from './tile.js';
+
+/** Each session's dimension values, asked once per dimension and view while it lasts. */
+const sessionValues = new WeakMap<Session, ValuesSource>();
+
+function valuesOf(session: Session, catalog: ExplorerCatalog): ValuesSource {
+  let source = sessionValues.get(session);
+  if (!source) {
+    source = valuesSource(catalog, (body) =>
+      session.client.call('run_semantic_query', body as never),
+    );
+    sessionValues.set(session, source);
+  }
+  return source;
+}
 
 /**
  * The explorer (issue 14, item 3): a form over the token's catalog offering only choices that go
@@ -76,7 +91,7 @@ export async function explorerView(session: Session): Promise<HTMLElement> {
       { class: 'hint' },
       `Build a report from this workspace’s catalog (version ${catalog.catalogVersion}); only choices that go together are offered.`,
     ),
-    explorerForm(catalog, initial, (state) => void run(state)),
+    explorerForm(catalog, initial, (state) => void run(state), valuesOf(session, catalog)),
     result,
     copyAs,
   );

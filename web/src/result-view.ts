@@ -9,6 +9,7 @@ import { h, thirdParty, type Provenance } from './dom.js';
 import type { Names } from './names.js';
 import { chartKindOf, figureOf, type PickFilter } from './result-figure.js';
 import { resultTable } from './result-table.js';
+import { refusalWords } from './refusal-words.js';
 
 /** A report run's answer (run_semantic_query, run_saved_query), as the app reads it. */
 export interface ReportResult {
@@ -58,10 +59,12 @@ function meta(result: ReportResult, options: ResultOptions): HTMLElement {
   );
 }
 
+/** A refusal: what it means in plain words (refusal-words.ts), then the service's code and message. */
 export function refusalView(refusal: ReportRefusal): HTMLElement {
   return h(
     'div',
     { class: 'refusal', role: 'status' },
+    h('p', { class: 'refusal-words' }, refusalWords(refusal.code)),
     h('strong', {}, `Refused (${refusal.code}): `),
     thirdParty(refusal.message),
     refusal.closestMetrics?.length
