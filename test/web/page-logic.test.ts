@@ -90,6 +90,13 @@ describe('CSV', () => {
         hostile,
       );
     assert.equal(csv.csvOf(['a'], [[-2]]), 'a\r\n-2\r\n', 'a negative number stays a number');
+    assert.equal(
+      csv.csvOf(['a'], [['-GBP 15,918.00']]),
+      'a\r\n"-GBP 15,918.00"\r\n',
+      'an amount too',
+    );
+    assert.equal(csv.csvOf(['a'], [['-12.5']]), 'a\r\n-12.5\r\n');
+    assert.ok(csv.csvOf(['a'], [['-1+cmd|x']]).includes("'-1+cmd"), 'not an amount: guarded');
   });
   it('makes file names of titles', () => {
     assert.equal(csv.fileNameOf('Invoices by status'), 'Invoices-by-status');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import {
@@ -222,6 +223,29 @@ for (const dialect of DIALECTS) {
         (id) => document.querySelector('.record-list tbody tr')?.getAttribute('data-id') === id,
         first.data.items[0].id as string,
       );
+    });
+
+    it('downloads a list page as CSV, the headings and cells the table shows', async () => {
+      const page = await signedIn(h.tokens.staff);
+      const first = await api<RecordPage>(h.tokens.staff, 'invoices', { limit: 50 });
+      await open(page, '#/records/invoices', '.record-list[data-list=invoices] tbody tr');
+      const table = await tableIn(page, '.record-list');
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('.record-list button:text("Download CSV")'),
+      ]);
+      const lines = (await readFile((await download.path()) as string, 'utf8'))
+        .trimEnd()
+        .split('\r\n');
+      assert.equal(lines.length, first.data.items.length + 1, 'a line per invoice and the heading');
+      assert.equal(lines[0], table.headings.join(','));
+      // RFC 4180: a field with a comma, quote or line break quoted, quotes doubled.
+      const field = (text: string) =>
+        /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+      table.rows.forEach((row, i) => {
+        assert.equal(row.id, first.data.items[i].id);
+        assert.equal(lines[i + 1], row.cells.map(field).join(','), `line ${i + 1}`);
+      });
     });
 
     it('an invoice opens with its header and every line, each amount in the invoice currency', async () => {

@@ -5,14 +5,17 @@ import { h } from './dom.js';
  * downloaded from the page itself. Cells that a spreadsheet would read as a formula (third-party
  * text starting with =, +, -, @, a tab or a carriage return) are prefixed with a quote mark, so a
  * supplier's name can never run in the reader's spreadsheet (OWASP "CSV injection"); numbers stay
- * numbers.
+ * numbers, and so does an amount written with its sign ("-GBP 15,918.00").
  */
 export type CsvCell = string | number | null;
+
+/** A signed amount as the page writes it ("-GBP 15,918.00", "-12.5"): a number, never a formula. */
+const AMOUNT = /^-(?:[A-Z]{3}\s)?[\d,]+(?:\.\d+)?$/;
 
 function field(value: CsvCell): string {
   if (value === null) return '';
   if (typeof value === 'number') return String(value);
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const safe = /^[=+\-@\t\r]/.test(value) && !AMOUNT.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
@@ -40,3 +43,14 @@ export const fileNameOf = (title: string) =>
     .replace(/[^\w-]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 60) || 'report';
+
+/** A table's CSV as it reads on the page: its headings and each cell's text. */
+export function tableCsv(table: HTMLTableElement): string {
+  const texts = (row: Element, cells: string) =>
+    [...row.querySelectorAll(cells)].map((cell) => cell.textContent ?? '');
+  const [head, ...rows] = [...table.rows];
+  return csvOf(
+    head ? texts(head, 'th') : [],
+    rows.map((row) => texts(row, 'td')),
+  );
+}

@@ -1,3 +1,4 @@
+import { csvButton, fileNameOf, tableCsv } from '../csv.js';
 import { cell, h } from '../dom.js';
 
 /** A record as the API sends it: its fields by key (provenance objects for people's text). */
@@ -68,7 +69,7 @@ export function recordTable(
   records: ApiRecord[],
   rowClass: (record: ApiRecord) => string | undefined = () => undefined,
 ): HTMLElement {
-  return h(
+  const wrap = h(
     'div',
     { class: 'table-wrap records-table', tabindex: 0, role: 'region', 'aria-label': label },
     h(
@@ -96,6 +97,17 @@ export function recordTable(
           ),
         ),
       ),
+    ),
+  );
+  const table = wrap.querySelector('table') as HTMLTableElement;
+  return h(
+    'div',
+    { class: 'record-table' },
+    wrap,
+    h(
+      'div',
+      { class: 'table-actions' },
+      csvButton(fileNameOf(label), () => tableCsv(table)),
     ),
   );
 }
