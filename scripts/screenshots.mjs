@@ -1,33 +1,66 @@
-// Screenshots of the web page for docs/ (npm run screenshots, after npm run build): a dashboard
-// and the explorer, in headless Chromium against a server on the tiny seed (the tests' harness),
-// with today set to the seed's day so relative periods have data.
+// Screenshots of the web page for docs/ (npm run screenshots, after npm run build), in headless
+// Chromium against a server on the tiny seed (the tests' harness), with today set to the seed's
+// day on the server and in the browser, so relative periods have data. docs/before/ keeps the
+// page as it was before issue 22, for comparison.
 import { AS_OF, startHarness } from '../dist/test/support/harness.js';
 import { launchBrowser, signIn } from '../dist/test/support/browser.js';
 
-const h = await startHarness({ now: () => new Date(`${AS_OF}T12:00:00.000Z`) });
+const NOON = new Date(`${AS_OF}T12:00:00.000Z`);
+const h = await startHarness({ now: () => NOON });
 const base = await h.app.listen({ host: '127.0.0.1', port: 0 });
 const browser = await launchBrowser();
-try {
+
+/** Signs in with a token, opens an address, waits until nothing is loading, and shoots. */
+async function shoot(file, token, hash, { width = 1280, ready = 'main h1' } = {}) {
   const page = await browser.newPage();
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await signIn(page, base, h.tokens.staff);
-  await page.click('a[href^="#/dashboard/"]');
-  await page.waitForSelector('.tile');
-  await page.waitForFunction(() => document.querySelectorAll('.tile .loading').length === 0);
-  await page.screenshot({ path: 'docs/web-dashboard.png', fullPage: true });
+  await page.clock.setFixedTime(NOON);
+  await page.setViewportSize({ width, height: 900 });
+  await signIn(page, base, token);
+  await page.waitForSelector('main .home');
+  if (hash) {
+    await page.goto(`${base}/app${hash}`);
+    await page.waitForFunction(() => !document.querySelector('main .home'));
+  }
+  await page.waitForSelector(ready);
+  await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
+  await page.screenshot({ path: `docs/${file}`, fullPage: true });
+  await page.close();
+}
+
+try {
+  await shoot('web-home.png', h.tokens.staff, '');
+  await shoot(
+    'web-dashboard.png',
+    h.tokens.staff,
+    '#/dashboard/program-operations?period=quarter:-1&compare=1',
+    { ready: '.tile .result' },
+  );
   // The explorer opened from a shared address: it fills the form and runs the query.
   const body = {
     query: {
-      metrics: ['hours_worked', 'overtime_hours'],
-      dimensions: ['work_date'],
+      metrics: ['spend'],
+      dimensions: ['invoice_period', 'currency'],
       timeGrain: 'month',
       timeRange: { from: '2025-07-01', to: '2026-06-30' },
     },
   };
-  await page.goto(`${base}/app#/explorer/${encodeURIComponent(JSON.stringify(body))}`);
-  await page.waitForSelector('.explorer-result canvas');
-  await page.screenshot({ path: 'docs/web-explorer.png', fullPage: true });
-  console.log('wrote docs/web-dashboard.png and docs/web-explorer.png');
+  await shoot(
+    'web-explorer.png',
+    h.tokens.staff,
+    `#/explorer/${encodeURIComponent(JSON.stringify(body))}`,
+    {
+      ready: '.explorer-result canvas',
+    },
+  );
+  await shoot('web-invoices.png', h.tokens.staff, '#/records/invoices', {
+    ready: '.record-list tbody tr',
+  });
+  await shoot('web-worker-home.png', h.tokens.worker, '', { ready: '.home' });
+  await shoot('web-phone-dashboard.png', h.tokens.staff, '#/dashboard/program-operations', {
+    width: 375,
+    ready: '.tile .result',
+  });
+  console.log('wrote docs/web-{home,dashboard,explorer,invoices,worker-home,phone-dashboard}.png');
 } finally {
   await browser.close();
   await h.close();

@@ -225,11 +225,28 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('downloads a list page as CSV, the headings and cells the table shows', async () => {
+    it('names each supplier beside its code, and downloads a list page as CSV, the headings and cells the table shows', async () => {
       const page = await signedIn(h.tokens.staff);
       const first = await api<RecordPage>(h.tokens.staff, 'invoices', { limit: 50 });
       await open(page, '#/records/invoices', '.record-list[data-list=invoices] tbody tr');
       const table = await tableIn(page, '.record-list');
+      // A supplier's code with its name beside it (the suppliers list's names).
+      const suppliers = await api<RecordPage>(h.tokens.staff, 'suppliers', { limit: 50 });
+      const names = new Map(
+        suppliers.data.items.map((s) => [
+          (s.code as { value: string }).value,
+          (s.name as { value: string }).value,
+        ]),
+      );
+      const shown = column(table, 'Supplier');
+      let named = 0;
+      first.data.items.forEach((item, i) => {
+        const ref = item.supplierRef as { value: string } | null;
+        if (!ref) return;
+        assert.equal(shown[i], `${ref.value} ${names.get(ref.value)}`);
+        named++;
+      });
+      assert.ok(named > 0);
       const [download] = await Promise.all([
         page.waitForEvent('download'),
         page.click('.record-list button:text("Download CSV")'),

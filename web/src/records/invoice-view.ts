@@ -14,6 +14,7 @@ import {
   words,
   type ApiRecord,
   type Column,
+  withSupplierNames,
 } from './record-fields.js';
 
 /** get_invoice's item: the header, the lines this token sees (at most 500) and their true count. */
@@ -152,5 +153,5 @@ export async function invoiceView(session: Session, id: string): Promise<HTMLEle
   const { item } = (await session.client.call('get_invoice', { id })) as {
     item: InvoiceItem | null;
   };
-  return item ? invoiceDetail(item) : notVisible('invoice', id);
+  return item ? withSupplierNames(session, invoiceDetail(item)) : notVisible('invoice', id);
 }

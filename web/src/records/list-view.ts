@@ -2,7 +2,7 @@ import { h, replace, type Provenance } from '../dom.js';
 import { refusalView } from '../result-view.js';
 import type { Session } from '../session.js';
 import { errorView } from '../views.js';
-import { recordTable, type ApiRecord } from './record-fields.js';
+import { recordTable, type ApiRecord, withSupplierNames } from './record-fields.js';
 import type { RecordList } from './record-lists.js';
 
 /** The plan's page size at most (Team and Business plans: 50); larger values are reduced. */
@@ -91,7 +91,7 @@ export async function listView(session: Session, list: RecordList): Promise<HTML
         body,
         count === 0
           ? h('p', { class: 'empty' }, `No ${list.title.toLowerCase()} visible to this token.`)
-          : recordTable(list.title, list.columns, page.items),
+          : await withSupplierNames(session, recordTable(list.title, list.columns, page.items)),
       );
     }
     settle(false);

@@ -1,5 +1,7 @@
 import { csvButton, fileNameOf, tableCsv } from '../csv.js';
-import { cell, h } from '../dom.js';
+import { cell, h, isProvenance, thirdParty } from '../dom.js';
+import { namesOf } from '../names.js';
+import type { Session } from '../session.js';
 
 /** A record as the API sends it: its fields by key (provenance objects for people's text). */
 export type ApiRecord = Record<string, unknown>;
@@ -18,8 +20,24 @@ export const withheld = () => h('span', { class: 'withheld' }, 'withheld (needs 
  */
 export function fieldValue(record: ApiRecord, key: string): Child {
   if (!(key in record)) return PII_KEYS.has(key) ? withheld() : '—';
+  const ref = record[key];
+  if (key === 'supplierRef' && isProvenance(ref))
+    return h('span', { class: 'supplier', 'data-supplier': ref.value }, thirdParty(ref));
   const value = cell(record[key]);
   return typeof value === 'object' && value ? value : String(value ?? '—');
+}
+
+/**
+ * A view with each supplier code followed by the supplier's name (list_suppliers, read once per
+ * sign-in; third-party text), where this token may list suppliers.
+ */
+export async function withSupplierNames(session: Session, view: HTMLElement): Promise<HTMLElement> {
+  const names = await namesOf(session);
+  for (const code of view.querySelectorAll('[data-supplier]')) {
+    const name = names.supplier(code.getAttribute('data-supplier') ?? '');
+    if (name) code.append(' ', h('span', { class: 'supplier-name' }, thirdParty(name)));
+  }
+  return view;
 }
 
 /** An enumerated value in words: `credit_note` → "credit note". */

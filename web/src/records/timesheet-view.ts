@@ -13,6 +13,7 @@ import {
   words,
   type ApiRecord,
   type Column,
+  withSupplierNames,
 } from './record-fields.js';
 
 /** get_timesheet's item: the timesheet, its entries oldest first (at most 1,000). */
@@ -119,5 +120,5 @@ export async function timesheetView(session: Session, id: string): Promise<HTMLE
   const { item } = (await session.client.call('get_timesheet', { id })) as {
     item: TimesheetItem | null;
   };
-  return item ? timesheetDetail(item) : notVisible('timesheet', id);
+  return item ? withSupplierNames(session, timesheetDetail(item)) : notVisible('timesheet', id);
 }
