@@ -42,7 +42,7 @@ async function demo(address: { host: string; port: number }, config: Config): Pr
   const lines = [
     '',
     `vms-read demo is serving ${DEMO_DB} at ${baseUrl}`,
-    `  Web page       ${baseUrl}/app  (dashboards and the explorer; sign in with the staff token)`,
+    `  Web page       ${baseUrl}/app  (dashboards, the explorer and records; sign in with a token below)`,
     `  API reference  ${baseUrl}/docs  (OpenAPI: ${baseUrl}/openapi.json)`,
     `  MCP            ${baseUrl}/mcp`,
     '',

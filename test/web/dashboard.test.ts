@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createSavedQuery } from '../../src/admin/saved-queries.js';
@@ -11,7 +10,7 @@ import {
   type TestBrowser,
 } from '../support/browser.js';
 import { ALL_SCOPES, AS_OF, DIALECTS, startHarness, WS, type Harness } from '../support/harness.js';
-import { assertMoneyTrue, drawnIn, text, type Answer } from './drawn.js';
+import { assertMoneyTrue, downloadCsv, drawnIn, text, type Answer } from './drawn.js';
 
 /**
  * The dashboard as a program manager uses it (issue 22), in headless Chromium against a live
@@ -21,6 +20,8 @@ import { assertMoneyTrue, drawnIn, text, type Answer } from './drawn.js';
  * a revoked token back at sign-in. On both stores: the reports and lists read different engines.
  */
 const NOON = new Date(`${AS_OF}T12:00:00.000Z`);
+/** The server's clock: NOON, moved on by the test of an expired token and back. */
+let serverNow = NOON;
 const DASHBOARD = 'program-operations';
 const LONG_ID = `d${'x'.repeat(62)}z`;
 
@@ -34,7 +35,7 @@ for (const dialect of DIALECTS)
       let browser: TestBrowser;
       let catalog: { dimensions: { key: string; label: string }[] };
       before(async () => {
-        h = await startHarness({ dialect, now: () => NOON });
+        h = await startHarness({ dialect, now: () => serverNow });
         const tile = (dashboardId: string, name: string, query: object) =>
           createSavedQuery(
             h.store,
@@ -234,7 +235,7 @@ for (const dialect of DIALECTS)
         for (const meta of metas)
           assert.match(
             meta,
-            /^2026-01-01 to 2026-03-31 \(previous period 2025-10-01 to 2025-12-31\)/,
+            /^2026-01-01 to 2026-03-31 \([^)]+\) · previous period 2025-10-01 to 2025-12-31/,
           );
         // The Workers tile: its figure and the previous quarter's, each the API's own answer.
         const [now, then] = await Promise.all(
@@ -254,6 +255,186 @@ for (const dialect of DIALECTS)
           'Change',
         ]);
         assert.ok(drawn.charts[0].series.some((s) => s.label === 'Previous period'));
+      });
+
+      it("sets each money figure beside the same currency's previous figure", async () => {
+        const page = await open(`#/dashboard/${DASHBOARD}?period=quarter:-1&compare=1`);
+        await page.waitForFunction(() => document.querySelectorAll('.tile .result').length >= 6);
+        const tile = '.tile:has(h2 :text("Invoices by status"))';
+        const query = {
+          metrics: ['invoice_count', 'invoiced_total'],
+          dimensions: ['invoice_status', 'currency'],
+        };
+        const [now, then] = await Promise.all(
+          [
+            { from: '2026-01-01', to: '2026-03-31' },
+            { from: '2025-10-01', to: '2025-12-31' },
+          ].map((timeRange) => runQuery({ query: { ...query, timeRange } })),
+        );
+        const drawn = await drawnIn(page, tile);
+        assertMoneyTrue(drawn, now, 'invoices by status, last quarter');
+        const at = drawn.headers.indexOf(
+          'Invoiced total (issued and pushed invoices), previous period',
+        );
+        assert.ok(at > 0, drawn.headers.join(' | '));
+        const key = (row: Record<string, unknown>) =>
+          `${text(row.invoice_status)} ${text(row.currency)}`;
+        const before = new Map(then.rows.map((row) => [key(row), row]));
+        now.rows.forEach((row, i) => {
+          const earlier = before.get(key(row));
+          const expected = earlier
+            ? new Intl.NumberFormat('en', {
+                style: 'currency',
+                currency: String(row.currency),
+                currencyDisplay: 'code',
+              }).format(Number(earlier.invoiced_total) / 100)
+            : '—';
+          assert.equal(
+            drawn.rows[i][at],
+            expected,
+            `${key(row)}: the previous quarter's, same currency`,
+          );
+        });
+        // The grey bars of each currency's chart are that currency's previous amounts.
+        for (const chart of drawn.charts) {
+          const grey = chart.series.find((s) => s.previous);
+          assert.ok(grey, `${chart.currency}: a previous-period series`);
+          const amounts = then.rows
+            .filter((row) => row.currency === chart.currency)
+            .map((row) => Number(row.invoiced_total) / 100);
+          for (const value of grey.data) if (value !== null) assert.ok(amounts.includes(value));
+        }
+      });
+
+      it('compares a period not over yet with the same days of the one before, and says so', async () => {
+        // Today is 2026-06-30: this month so far is 30 days, set against 1 to 30 May.
+        const page = await open(`#/dashboard/${DASHBOARD}?period=month:0&compare=1`);
+        await page.waitForFunction(() => document.querySelectorAll('.tile .result').length >= 6);
+        const metas = await page.$$eval('.tile .meta', (nodes) =>
+          nodes.map((n) => n.textContent ?? ''),
+        );
+        for (const meta of metas)
+          assert.match(
+            meta,
+            /^2026-06-01 to 2026-06-30 \([^)]+\) incomplete: not over yet · previous period 2026-05-01 to 2026-05-30/,
+          );
+        const [now, then] = await Promise.all(
+          [
+            { from: '2026-06-01', to: '2026-06-30' },
+            { from: '2026-05-01', to: '2026-05-30' },
+          ].map((timeRange) =>
+            runQuery({ query: { metrics: ['hours_worked'], dimensions: ['supplier'], timeRange } }),
+          ),
+        );
+        const drawn = await drawnIn(page, '.tile:has(h2 :text("Hours worked by supplier"))');
+        const at = drawn.headers.indexOf('Hours worked, previous period');
+        const before = new Map(then.rows.map((row) => [text(row.supplier), row]));
+        assert.equal(drawn.rows.length, now.rows.length);
+        now.rows.forEach((row, i) => {
+          const earlier = before.get(text(row.supplier));
+          const expected = earlier
+            ? new Intl.NumberFormat('en', { maximumFractionDigits: 1 }).format(
+                Number(earlier.hours_worked),
+              )
+            : '—';
+          assert.equal(drawn.rows[i][at], expected, text(row.supplier));
+        });
+        // No worker started this month: the tile says so, and what the previous period had.
+        const workers = await runQuery({
+          query: { metrics: ['worker_count'], timeRange: { from: '2026-05-01', to: '2026-05-30' } },
+        });
+        const empty = await page.textContent('.tile:has(h2 :text("Workers")) .empty');
+        assert.equal(
+          empty,
+          `No rows for this query in this period; the previous period has ${workers.rows.length}.`,
+        );
+      });
+
+      it('takes two dates for every tile, and refuses them backwards', async () => {
+        const page = await open(`#/dashboard/${DASHBOARD}`);
+        await page.selectOption('#dash-period', 'range');
+        assert.ok(await page.isVisible('#dash-from'));
+        await page.fill('#dash-from', '2026-03-31');
+        await page.fill('#dash-to', '2026-02-01');
+        await page.click('.dashboard-controls button[type=submit]');
+        assert.match(
+          (await page.textContent('.dashboard-controls [role=alert]')) ?? '',
+          /first on or before/,
+        );
+        await page.fill('#dash-from', '2026-02-01');
+        await page.fill('#dash-to', '2026-03-31');
+        await page.click('.dashboard-controls button[type=submit]');
+        await page.waitForFunction(() => location.hash.includes('range'));
+        await settled(page);
+        await page.waitForFunction(() => document.querySelectorAll('.tile .result').length >= 6);
+        const metas = await page.$$eval('.tile .meta', (nodes) =>
+          nodes.map((n) => n.textContent ?? ''),
+        );
+        for (const meta of metas) assert.match(meta, /^2026-02-01 to 2026-03-31 /);
+        const workers = await runQuery({
+          query: { metrics: ['worker_count'], timeRange: { from: '2026-02-01', to: '2026-03-31' } },
+        });
+        assert.match(
+          (await page.textContent('.big-number[data-metric="worker_count"]')) ?? '',
+          new RegExp(`^${workers.rows[0]?.worker_count ?? '—'}Workers`),
+        );
+      });
+
+      it('opens the explorer on a clicked point: its bucket, and its currency', async () => {
+        const page = await open(`#/dashboard/${DASHBOARD}`);
+        const chart = '.tile:has(h2 :text("דוח")) [data-currency="EUR"] canvas';
+        await page.locator(chart).scrollIntoViewIfNeeded();
+        const point = await page.$eval(chart, (canvas) => {
+          type Point = { x: number; y: number };
+          const instance = (
+            canvas as HTMLCanvasElement & {
+              vmsChart: {
+                getDatasetMeta(i: number): { data: Point[] };
+                data: { labels: string[] };
+              };
+            }
+          ).vmsChart;
+          const first = instance.getDatasetMeta(0).data[0];
+          const box = canvas.getBoundingClientRect();
+          return { x: box.left + first.x, y: box.top + first.y, label: instance.data.labels[0] };
+        });
+        await page.mouse.click(point.x, point.y);
+        await page.waitForFunction(() => location.hash.startsWith('#/explorer/'));
+        const body = JSON.parse(
+          decodeURIComponent(new URL(page.url()).hash.slice('#/explorer/'.length)),
+        );
+        assert.equal(point.label, 'Jan 2026');
+        assert.deepEqual(body.query.filters, [
+          {
+            dimension: 'invoice_period',
+            operator: 'between',
+            values: ['2026-01-01', '2026-01-31'],
+          },
+          { dimension: 'currency', operator: 'eq', values: ['EUR'] },
+        ]);
+        await page.waitForSelector('.explorer-result .result');
+        const drawn = await drawnIn(page, '.explorer-result');
+        assert.ok(drawn.rows.length >= 1 && drawn.rows.every((row) => row.includes('EUR')));
+      });
+
+      it('writes the currency a filter fixed into the CSV', async () => {
+        const body = {
+          query: {
+            metrics: ['spend'],
+            dimensions: ['supplier'],
+            filters: [{ dimension: 'currency', operator: 'eq', values: ['GBP'] }],
+          },
+        };
+        const page = await open(`#/explorer/${encodeURIComponent(JSON.stringify(body))}`);
+        await page.waitForSelector('.explorer-result .result table');
+        const { lines: csv } = await downloadCsv(
+          page,
+          '.explorer-result button:text("Download CSV")',
+        );
+        assert.equal(csv[0], 'Supplier,Spend,Currency');
+        const answer = await runQuery(body);
+        assert.equal(csv.length, answer.rows.length + 1);
+        for (const line of csv.slice(1)) assert.match(line, /,GBP$/);
       });
 
       it('marks incomplete periods on the chart and in the table', async () => {
@@ -318,14 +499,8 @@ for (const dialect of DIALECTS)
         const answer = await runSaved(
           (await page.getAttribute(tile, 'data-saved-query')) as string,
         );
-        const [download] = await Promise.all([
-          page.waitForEvent('download'),
-          page.click(`${tile} button:text("Download CSV")`),
-        ]);
-        assert.equal(download.suggestedFilename(), 'Invoices-by-status.csv');
-        const csv = (await readFile((await download.path()) as string, 'utf8'))
-          .trimEnd()
-          .split('\r\n');
+        const { name, lines: csv } = await downloadCsv(page, `${tile} button:text("Download CSV")`);
+        assert.equal(name, 'Invoices-by-status.csv');
         assert.equal(
           csv[0],
           'Invoice status,Currency,Invoices and credit notes (any status),Invoiced total (issued and pushed invoices)',
@@ -359,6 +534,41 @@ for (const dialect of DIALECTS)
         assert.match((await alert.textContent()) ?? '', /session has ended.*revoked or expired/i);
         assert.equal(await page.evaluate(() => sessionStorage.getItem('vms-read-token')), null);
         assert.ok(await page.isHidden('#sign-out'));
+      });
+
+      it('returns to sign-in the same way once the token has expired', async () => {
+        const expiresAt = new Date(NOON.getTime() + 60_000).toISOString();
+        const token = await mintToken(
+          h.store,
+          { workspaceId: WS, role: 'staff', scopes: ALL_SCOPES, expiresAt },
+          NOON,
+        );
+        const page = await browser.newPage();
+        await signIn(page, base, token);
+        await page.waitForSelector('a.card');
+        serverNow = new Date(NOON.getTime() + 120_000);
+        try {
+          await page.click(`a.card[data-dashboard="${DASHBOARD}"]`);
+          const alert = await page.waitForSelector('form.sign-in [role=alert]');
+          assert.match((await alert.textContent()) ?? '', /session has ended/i);
+          assert.equal(await page.evaluate(() => sessionStorage.getItem('vms-read-token')), null);
+        } finally {
+          serverNow = NOON;
+        }
+      });
+
+      it('keeps a wrong token at sign-in with the service message, never "session ended"', async () => {
+        const page = await browser.newPage();
+        await page.goto(`${base}/app`);
+        await page.fill('#token', 'vmsr_not_a_token');
+        await page.click('form.sign-in button[type=submit]');
+        await page.waitForSelector('[role=alert]');
+        await page.waitForTimeout(200);
+        const alerts = await page.$$eval('[role=alert]', (nodes) =>
+          nodes.map((n) => n.textContent),
+        );
+        assert.equal(alerts.length, 1);
+        assert.match(alerts[0] ?? '', /^401 unauthorized/);
       });
     },
   );

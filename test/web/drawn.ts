@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 
 /**
@@ -104,19 +105,31 @@ export function assertMoneyTrue(drawn: Drawn, answer: Answer, id: string): void 
       assert.equal(drawn.rows[i][at], money(row[key], currency), `${id} row ${i} ${key}`);
     }
   });
+  // Every chart of a money answer is one currency's, and says so in each series it draws.
   for (const chart of drawn.charts) {
+    assert.ok(chart.currency, `${id}: a chart of a money answer is drawn for one currency`);
     const ownSeries = chart.series.filter((s) => !s.previous);
-    if (!ownSeries.some((s) => /\([A-Z]{3}\)$/.test(s.label))) continue;
-    assert.ok(chart.currency, `${id}: a money chart is drawn for one currency`);
     const amounts = answer.rows
       .filter((row) => row.currency === chart.currency)
       .flatMap((row) => moneyKeys.map((key) => Number(row[key]) / 100));
-    for (const series of ownSeries)
+    for (const series of ownSeries) {
+      assert.ok(series.label.endsWith(`(${chart.currency})`), `${id}: ${series.label}`);
       for (const value of series.data)
         if (value !== null)
           assert.ok(
             amounts.includes(value),
             `${id}: ${series.label} point ${value} is one ${chart.currency} row's amount`,
           );
+    }
   }
+}
+
+/** Presses a "Download CSV" button and reads the file the browser saved, as its lines. */
+export async function downloadCsv(
+  page: Page,
+  button: string,
+): Promise<{ name: string; lines: string[] }> {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+  const text = await readFile((await download.path()) as string, 'utf8');
+  return { name: download.suggestedFilename(), lines: text.trimEnd().split('\r\n') };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import * as compare from '../../web/src/compare.js';
 import * as csv from '../../web/src/csv.js';
 import * as currency from '../../web/src/currency.js';
 import * as format from '../../web/src/format.js';
@@ -66,6 +67,66 @@ describe('periods', () => {
   });
 });
 
+describe('comparing with the previous period', () => {
+  const result = (from: string, to: string, rows: Record<string, unknown>[]) =>
+    ({
+      status: 'ok',
+      rows,
+      columns: ['invoice_period', 'spend'],
+      truncated: false,
+      truncatedBy: null,
+      nextCursor: null,
+      catalogVersion: 'cv1-x',
+      metricDefinitions: [{ key: 'spend', label: 'Spend', unit: 'cents' }],
+      semanticQuery: {
+        metrics: ['spend'],
+        dimensions: ['invoice_period'],
+        timeGrain: 'month',
+        timeRange: { from, to },
+      },
+    }) as never;
+  it('pairs buckets by their place in the period, whatever buckets have no rows', () => {
+    // February has no row: March is still set against December, not November.
+    const now = result('2026-01-01', '2026-03-31', [
+      { invoice_period: '2026-01-01', spend: 1 },
+      { invoice_period: '2026-03-01', spend: 3 },
+    ]);
+    const before = result('2025-10-01', '2025-12-31', [
+      { invoice_period: '2025-10-01', spend: 10 },
+      { invoice_period: '2025-11-01', spend: 20 },
+      { invoice_period: '2025-12-01', spend: 30 },
+    ]);
+    const earlier = compare.previousRowOf(now, before, new Set(['invoice_period']));
+    assert.equal(earlier({ invoice_period: '2026-01-01' })?.spend, 10);
+    assert.equal(earlier({ invoice_period: '2026-03-01' })?.spend, 30);
+    const at = compare.previousAtBucket(now, before, 'invoice_period');
+    assert.equal(at('2026-02-01')?.spend, 20);
+  });
+  it("counts weeks from the Monday of the range's first day", () => {
+    const range = { from: '2026-04-01', to: '2026-06-30' };
+    assert.equal(periods.bucketStart('2026-04-01', 'week'), '2026-03-30');
+    assert.equal(periods.bucketIndex('2026-03-30', 'week', range), 0);
+    assert.equal(periods.bucketIndex('2026-04-13', 'week', range), 2);
+    assert.equal(
+      periods.bucketIndex('2026-05-01', 'quarter', { from: '2026-04-01', to: '2026-06-30' }),
+      0,
+    );
+  });
+  it('sets a period so far against the same days of the one before', () => {
+    const june = { from: '2026-06-01', to: '2026-06-30' };
+    assert.deepEqual(periods.comparableRange(june, '2026-06-10'), {
+      range: { from: '2026-05-01', to: '2026-05-10' },
+      sameDays: true,
+    });
+    assert.deepEqual(periods.comparableRange(june, '2026-07-01'), {
+      range: { from: '2026-05-01', to: '2026-05-31' },
+      sameDays: false,
+    });
+    assert.equal(periods.isOngoing(june, '2026-06-30'), true);
+    assert.equal(periods.isOngoing(june, '2026-07-01'), false);
+  });
+});
+
 describe('CSV', () => {
   it('quotes what needs quoting and keeps numbers as numbers', () => {
     assert.equal(
@@ -92,8 +153,8 @@ describe('CSV', () => {
     assert.equal(csv.csvOf(['a'], [[-2]]), 'a\r\n-2\r\n', 'a negative number stays a number');
     assert.equal(
       csv.csvOf(['a'], [['-GBP 15,918.00']]),
-      'a\r\n"-GBP 15,918.00"\r\n',
-      'an amount too',
+      'a\r\n"\'-GBP 15,918.00"\r\n',
+      'a spreadsheet reads "-GBP…" as a formula: guarded',
     );
     assert.equal(csv.csvOf(['a'], [['-12.5']]), 'a\r\n-12.5\r\n');
     assert.ok(csv.csvOf(['a'], [['-1+cmd|x']]).includes("'-1+cmd"), 'not an amount: guarded');

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import {
@@ -9,6 +8,7 @@ import {
   type TestBrowser,
 } from '../support/browser.js';
 import { AS_OF, DIALECTS, startHarness, WS, type Harness } from '../support/harness.js';
+import { downloadCsv } from './drawn.js';
 
 /**
  * The record pages in headless Chromium against a live server on the tiny seed, for every role:
@@ -247,18 +247,15 @@ for (const dialect of DIALECTS) {
         named++;
       });
       assert.ok(named > 0);
-      const [download] = await Promise.all([
-        page.waitForEvent('download'),
-        page.click('.record-list button:text("Download CSV")'),
-      ]);
-      const lines = (await readFile((await download.path()) as string, 'utf8'))
-        .trimEnd()
-        .split('\r\n');
+      const { lines } = await downloadCsv(page, '.record-list button:text("Download CSV")');
       assert.equal(lines.length, first.data.items.length + 1, 'a line per invoice and the heading');
       assert.equal(lines[0], table.headings.join(','));
-      // RFC 4180: a field with a comma, quote or line break quoted, quotes doubled.
-      const field = (text: string) =>
-        /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+      // RFC 4180: a field with a comma, quote or line break quoted, quotes doubled; text a
+      // spreadsheet would read as a formula (a credit note's "-GBP 15,918.00") starts with '.
+      const field = (shown: string) => {
+        const text = /^[=+\-@]/.test(shown) && !/^-[\d,.]+$/.test(shown) ? `'${shown}` : shown;
+        return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+      };
       table.rows.forEach((row, i) => {
         assert.equal(row.id, first.data.items[i].id);
         assert.equal(lines[i + 1], row.cells.map(field).join(','), `line ${i + 1}`);

@@ -33,6 +33,8 @@ export interface ChartSpec {
   title: string;
   /** The axis's numbers, formatted as the table formats them (ratios as percentages, money in its currency). */
   axis: (n: number) => string;
+  /** A point's figure as the table shows it, for its tooltip. */
+  value: (n: number) => string;
   /** Labels of buckets not complete yet or cut by the range: drawn hollow, the line to them dashed. */
   incomplete?: boolean[];
   /** Called with the index of a clicked bar or point (the explorer opens on it). */
@@ -109,7 +111,7 @@ export function drawChart(spec: ChartSpec): HTMLElement {
                 (item) =>
                   `${spec.labels[item.dataIndex]}${dashed(item.dataIndex) ? ' (incomplete)' : ''}`,
               ),
-            label: (item) => `${item.dataset.label}: ${spec.axis(Number(item.raw))}`,
+            label: (item) => `${item.dataset.label}: ${spec.value(Number(item.raw))}`,
           },
         },
       },

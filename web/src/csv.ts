@@ -5,17 +5,19 @@ import { h } from './dom.js';
  * downloaded from the page itself. Cells that a spreadsheet would read as a formula (third-party
  * text starting with =, +, -, @, a tab or a carriage return) are prefixed with a quote mark, so a
  * supplier's name can never run in the reader's spreadsheet (OWASP "CSV injection"); numbers stay
- * numbers, and so does an amount written with its sign ("-GBP 15,918.00").
+ * numbers, and so does a negative number written as text ("-12.5"). An amount with its currency
+ * code after the sign ("-GBP 15,918.00", a credit note in a record table) is guarded: a
+ * spreadsheet would read it as a formula.
  */
 export type CsvCell = string | number | null;
 
-/** A signed amount as the page writes it ("-GBP 15,918.00", "-12.5"): a number, never a formula. */
-const AMOUNT = /^-(?:[A-Z]{3}\s)?[\d,]+(?:\.\d+)?$/;
+/** A negative number as text ("-12.5", "-1,234.5"): a number to a spreadsheet, never a formula. */
+const NEGATIVE = /^-[\d,]+(?:\.\d+)?$/;
 
 function field(value: CsvCell): string {
   if (value === null) return '';
   if (typeof value === 'number') return String(value);
-  const safe = /^[=+\-@\t\r]/.test(value) && !AMOUNT.test(value) ? `'${value}` : value;
+  const safe = /^[=+\-@\t\r]/.test(value) && !NEGATIVE.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 

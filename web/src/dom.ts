@@ -74,3 +74,12 @@ export function plainText(value: unknown): string {
   if (isProvenance(value)) return value.value;
   return value === null || value === undefined ? '—' : String(value);
 }
+
+/** A path segment of the address as typed; a malformed escape (`%E0`) is kept as it is. */
+export function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -82,3 +82,10 @@ export function formatChange(unit: Unit, now: number | null, before: number | nu
   if (before === 0) return now === 0 ? '0%' : 'new';
   return signedPercent.format((now - before) / Math.abs(before));
 }
+
+/** The change as a number for CSV: a fraction of the previous figure (0.2 for +20%), for a ratio the difference. */
+export function changeNumber(unit: Unit, now: number | null, before: number | null): number | null {
+  if (now === null || before === null) return null;
+  if (unit === 'ratio') return now - before;
+  return before === 0 ? null : (now - before) / Math.abs(before);
+}

@@ -38,7 +38,9 @@ function queryCards(queries: SavedQuery[], kind: SavedQuery['kind'], line: strin
 
 export async function homeView(session: Session): Promise<HTMLElement> {
   const records = recordsSection(session, 'h2');
-  const parts: HTMLElement[] = [h('h1', {}, 'Your program')];
+  // Read beside the saved queries; should those fail first, its answer is not left unhandled.
+  records.catch(() => undefined);
+  const parts: (HTMLElement | null)[] = [h('h1', {}, 'Your program')];
   if (!session.catalog) {
     parts.push(h('p', { class: 'notice' }, session.noReports ?? ''));
   } else {

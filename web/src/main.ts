@@ -1,5 +1,5 @@
 import { signIn, signOut, tokenOf } from './api.js';
-import { h, replace } from './dom.js';
+import { decoded, h, replace } from './dom.js';
 import { explorerView } from './explorer.js';
 import { recordsRoute } from './records/routes.js';
 import { openSession, type Session } from './session.js';
@@ -17,6 +17,7 @@ const main = document.getElementById('main') as HTMLElement;
 const signOutButton = document.getElementById('sign-out') as HTMLButtonElement;
 const explorerLink = document.getElementById('nav-explorer') as HTMLElement;
 let session: Session | null = null;
+let opening: Promise<Session> | null = null;
 /** The latest navigation: a slower view of an earlier one never replaces it. */
 let turn = 0;
 
@@ -57,6 +58,8 @@ function signInView(problem?: HTMLElement): HTMLElement {
 
 /** A session whose token the server refused: forget it and say so at sign-in. */
 function ended(): void {
+  // A 401 while the session opens is sign-in's own refusal, shown there with its message.
+  if (!session) return;
   turn++;
   signOut();
   session = null;
@@ -83,8 +86,7 @@ async function view(path: string): Promise<HTMLElement> {
   const parts = path.split('/').slice(1);
   const [page, id] = parts;
   if (page === 'dashboard' && id) return reportsOnly(active, () => dashboardView(active, id));
-  if (page === 'query' && id)
-    return reportsOnly(active, () => savedQueryView(active, decodeURIComponent(id)));
+  if (page === 'query' && id) return reportsOnly(active, () => savedQueryView(active, decoded(id)));
   if (page === 'explorer') return reportsOnly(active, () => explorerView(active));
   return (await recordsRoute(active, parts)) ?? homeView(active);
 }
@@ -98,8 +100,10 @@ async function route(): Promise<void> {
     return;
   }
   if (!session) {
+    // One opening at a time: a second navigation while it runs waits for the same one.
+    opening ??= openSession(token, ended).finally(() => (opening = null));
     try {
-      session = await openSession(token, ended);
+      session = await opening;
     } catch (error) {
       signOut();
       replace(main, signInView(errorView(error)));

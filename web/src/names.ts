@@ -11,6 +11,8 @@ export interface Names {
   label(key: string): string;
   /** The supplier's name for a supplier code, when the token may list suppliers. */
   supplier(code: string): Provenance | undefined;
+  /** The time dimension a metric's dates are (its view's: work date, tenure start, …). */
+  timeOf(metric: string): string | undefined;
 }
 
 const loaded = new WeakMap<Session, Promise<Names>>();
@@ -36,9 +38,13 @@ export function namesOf(session: Session): Promise<Names> {
       const labels = new Map<string, string>();
       for (const d of session.catalog?.dimensions ?? []) labels.set(d.key, d.label);
       for (const m of session.catalog?.metrics ?? []) labels.set(m.key, m.label);
+      const dimensions = new Map(
+        (session.catalog?.metrics ?? []).map((m) => [m.key, m.dimensions] as const),
+      );
       return {
         label: (key: string) => labels.get(key) ?? key,
         supplier: (code: string) => suppliers.get(code),
+        timeOf: (metric: string) => dimensions.get(metric)?.find((d) => session.timeKeys.has(d)),
       };
     });
     loaded.set(session, names);

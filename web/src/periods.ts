@@ -33,6 +33,39 @@ export function bucketEnd(start: string, grain: string | null | undefined): stri
   }
 }
 
+const MONTHS_IN: Record<string, number> = { month: 1, quarter: 3, year: 12 };
+const daysBetween = (from: string, to: string) => Math.round((parse(to) - parse(from)) / DAY_MS);
+
+/** The first day of the bucket holding `date` at a grain (weeks start on Monday, as the server's). */
+export function bucketStart(date: string, grain: string | null | undefined): string {
+  const [y, m, d] = ymd(date);
+  const months = MONTHS_IN[grain ?? ''];
+  if (months) return utc(y, Math.floor((m - 1) / months) * months, 1);
+  if (grain === 'week') return addDays(date, -((new Date(parse(date)).getUTCDay() + 6) % 7));
+  return utc(y, m - 1, d);
+}
+
+/**
+ * Where a bucket falls in its range, counted by the calendar from the range's first bucket (0 for
+ * the bucket holding `range.from`), so the same place in two periods has the same number whatever
+ * buckets have no rows: the third week of a quarter is 2 in this quarter and the last.
+ */
+export function bucketIndex(
+  start: string,
+  grain: string | null | undefined,
+  range: DateRange,
+): number {
+  const first = bucketStart(range.from, grain);
+  const own = bucketStart(start, grain);
+  const months = MONTHS_IN[grain ?? ''];
+  if (months) {
+    const [fy, fm] = ymd(first);
+    const [y, m] = ymd(own);
+    return ((y - fy) * 12 + (m - fm)) / months;
+  }
+  return daysBetween(first, own) / (grain === 'week' ? 7 : 1);
+}
+
 /** Today's date in UTC, as the server resolves periods. */
 export const today = () => iso(Date.now());
 
@@ -68,6 +101,26 @@ export function previousRange(range: DateRange): DateRange {
   const days = Math.round((parse(range.to) - parse(range.from)) / DAY_MS) + 1;
   return { from: addDays(range.from, -days), to: addDays(range.from, -1) };
 }
+
+/**
+ * The period to compare a range with. A range that is over: the one before it (previousRange). A
+ * range not over yet (this month so far): the same number of days from the start of the one
+ * before, so a period so far is set against the same stretch of the last, never a whole one.
+ */
+export function comparableRange(
+  range: DateRange,
+  now = today(),
+): { range: DateRange; sameDays: boolean } {
+  const before = previousRange(range);
+  if (range.to < now) return { range: before, sameDays: false };
+  const elapsed = Math.max(0, daysBetween(range.from, now));
+  const to = addDays(before.from, elapsed);
+  return { range: { from: before.from, to: to < before.to ? to : before.to }, sameDays: true };
+}
+
+/** True when a range is not over yet: its last day is today or later. */
+export const isOngoing = (range: DateRange | null | undefined, now = today()) =>
+  !!range && range.to >= now;
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 

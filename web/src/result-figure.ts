@@ -1,4 +1,5 @@
 import { drawChart, type ChartSpec } from './chart.js';
+import { previousAtBucket } from './compare.js';
 import { h, plainText } from './dom.js';
 import { axisFormatOf, chartValue, formatChange, formatOf } from './format.js';
 import type { Names } from './names.js';
@@ -73,6 +74,9 @@ export function chartSpec(result: ReportResult, options: FigureOptions): ChartSp
   const metrics = drawnMetrics(result, options.currency);
   const unit = metrics[0].unit;
   const axis = axisFormatOf(unit, options.currency);
+  // Tooltips say the figure as the table does (the axis may round it: EUR 20.7K).
+  const exact = formatOf(unit, options.currency);
+  const value = (n: number) => exact(unit === 'cents' ? Math.round(n * 100) : n);
   const inCurrency = unit === 'cents' && options.currency ? ` (${options.currency})` : '';
   const names = options.names;
   const previous = options.previous;
@@ -83,6 +87,7 @@ export function chartSpec(result: ReportResult, options: FigureOptions): ChartSp
     return {
       kind: 'bar',
       axis,
+      value,
       title: `${metrics.map((m) => m.label).join(', ')}${inCurrency} by ${names.label(key)}`,
       labels: result.rows.map((row) => categoryLabel(key, row[key], names)),
       series: [
@@ -102,9 +107,13 @@ export function chartSpec(result: ReportResult, options: FigureOptions): ChartSp
             ]
           : []),
       ],
+      // A bar of no category (null) opens nothing: the API has no "is null" filter.
       onPick: pick
-        ? (index) =>
-            pick([{ dimension: key, operator: 'eq', values: [rawValue(result.rows[index][key])] }])
+        ? (index) => {
+            const value = result.rows[index][key];
+            if (value !== null && value !== undefined)
+              pick([{ dimension: key, operator: 'eq', values: [rawValue(value)] }]);
+          }
         : undefined,
     };
   }
@@ -133,13 +142,12 @@ export function chartSpec(result: ReportResult, options: FigureOptions): ChartSp
     return { label, values, ...extra };
   };
   if (!shape.category) {
-    // The previous period's buckets in order, drawn against this period's by position.
-    const earlier = [...(previous?.rows ?? [])].sort((a, b) =>
-      rawValue(a[shape.time]).localeCompare(rawValue(b[shape.time])),
-    );
+    // The previous period's buckets, each drawn at the same place of this period's.
+    const earlier = previous ? previousAtBucket(result, previous, shape.time) : () => undefined;
     return {
       kind: 'line',
       axis,
+      value,
       incomplete,
       title: `${metrics.map((m) => m.label).join(', ')}${inCurrency} ${over}`,
       labels,
@@ -150,7 +158,7 @@ export function chartSpec(result: ReportResult, options: FigureOptions): ChartSp
               {
                 label: 'Previous period',
                 previous: true,
-                values: starts.map((_, i) => numberOf(earlier[i], metrics[0].key, unit)),
+                values: starts.map((start) => numberOf(earlier(start), metrics[0].key, unit)),
               },
             ]
           : []),
@@ -163,8 +171,8 @@ export function chartSpec(result: ReportResult, options: FigureOptions): ChartSp
   const category = shape.category;
   const byCategory = new Map<string, Row[]>();
   for (const row of result.rows) {
-    const value = rawValue(row[category]);
-    byCategory.set(value, [...(byCategory.get(value) ?? []), row]);
+    const name = rawValue(row[category]);
+    byCategory.set(name, [...(byCategory.get(name) ?? []), row]);
   }
   const total = (rows: Row[]) =>
     rows.reduce((s, row) => s + (numberOf(row, metric.key, unit) ?? 0), 0);
@@ -172,6 +180,7 @@ export function chartSpec(result: ReportResult, options: FigureOptions): ChartSp
   return {
     kind: 'line',
     axis,
+    value,
     incomplete,
     title: `${metric.label}${inCurrency} ${over} by ${names.label(category)}`,
     labels,

@@ -1,10 +1,11 @@
 import { csvButton, csvOf, fileNameOf, type CsvCell } from './csv.js';
 import { cell, h, isProvenance, plainText, thirdParty } from './dom.js';
-import { currencyReader, mixesCurrencies } from './currency.js';
-import { formatChange, formatOf } from './format.js';
+import { CURRENCY, currencyReader, fixedCurrency, hasMoney, mixesCurrencies } from './currency.js';
+import { changeNumber, formatChange, formatOf } from './format.js';
 import type { Names } from './names.js';
 import { bucketLabel, isIncomplete } from './periods.js';
-import { chartKindOf, rawValue } from './result-figure.js';
+import { previousRowOf } from './compare.js';
+import { rawValue } from './result-figure.js';
 import type { ReportResult } from './result-view.js';
 
 /**
@@ -20,31 +21,7 @@ export interface TableOptions {
   previous?: ReportResult | null;
 }
 
-type Row = Record<string, unknown>;
 const MIXED = 'not shown: mixed currencies';
-
-/** The previous period's row matching each row: same categories, and for time the same position. */
-function matcher(result: ReportResult, previous: ReportResult, timeKeys: ReadonlySet<string>) {
-  const shape = chartKindOf(result, timeKeys);
-  const time = shape.kind === 'time' ? shape.time : null;
-  const categories = result.columns.filter(
-    (c) => c !== time && !result.semanticQuery.metrics.includes(c),
-  );
-  const order = (rows: Row[]) =>
-    time ? [...new Set(rows.map((row) => rawValue(row[time])))].sort() : [];
-  const nowBuckets = new Map(order(result.rows).map((start, i) => [start, i]));
-  const keyOf = (row: Row, position: number | undefined) =>
-    JSON.stringify([...categories.map((c) => rawValue(row[c])), position ?? null]);
-  const beforeBuckets = new Map(order(previous.rows).map((start, i) => [start, i]));
-  const before = new Map(
-    previous.rows.map((row) => [
-      keyOf(row, time ? beforeBuckets.get(rawValue(row[time])) : undefined),
-      row,
-    ]),
-  );
-  return (row: Row) =>
-    before.get(keyOf(row, time ? nowBuckets.get(rawValue(row[time])) : undefined));
-}
 
 export function resultTable(result: ReportResult, options: TableOptions): HTMLElement {
   const { names, previous } = options;
@@ -53,7 +30,7 @@ export function resultTable(result: ReportResult, options: TableOptions): HTMLEl
   const mixed = mixesCurrencies(result);
   const grain = result.semanticQuery.timeGrain;
   const range = result.semanticQuery.timeRange;
-  const earlier = previous ? matcher(result, previous, options.timeKeys) : () => undefined;
+  const earlier = previous ? previousRowOf(result, previous, options.timeKeys) : () => undefined;
   const header: string[] = [];
   for (const c of result.columns) {
     const metric = metrics.get(c);
@@ -61,6 +38,12 @@ export function resultTable(result: ReportResult, options: TableOptions): HTMLEl
     if (metric && previous) header.push(`${metric.label}, previous period`, 'Change');
   }
   const number = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  // Money whose one currency a filter fixed: the CSV gets that currency as a column of its own.
+  const fixed =
+    hasMoney(result) && !result.columns.includes(CURRENCY)
+      ? fixedCurrency(result.semanticQuery)
+      : null;
+  const csvHeader = fixed ? [...header, 'Currency'] : header;
 
   const body = h('tbody');
   const csvRows: CsvCell[][] = [];
@@ -95,11 +78,11 @@ export function resultTable(result: ReportResult, options: TableOptions): HTMLEl
       );
       csv.push(
         then === null ? null : csvNumber(metric.unit, then),
-        hidden ? null : formatChange(metric.unit, number(row[c]), then),
+        hidden ? null : changeNumber(metric.unit, number(row[c]), then),
       );
     }
     body.append(h('tr', {}, ...cells));
-    csvRows.push(csv);
+    csvRows.push(fixed ? [...csv, fixed] : csv);
   }
   return h(
     'div',
@@ -117,7 +100,7 @@ export function resultTable(result: ReportResult, options: TableOptions): HTMLEl
     h(
       'div',
       { class: 'table-actions' },
-      csvButton(fileNameOf(options.title), () => csvOf(header, csvRows)),
+      csvButton(fileNameOf(options.title), () => csvOf(csvHeader, csvRows)),
     ),
   );
 }

@@ -6,7 +6,9 @@ import {
   splitByCurrency,
 } from './currency.js';
 import { h, thirdParty, type Provenance } from './dom.js';
+import { errorView } from './error-view.js';
 import type { Names } from './names.js';
+import { isOngoing } from './periods.js';
 import { chartKindOf, figureOf, type PickFilter } from './result-figure.js';
 import { resultTable } from './result-table.js';
 import { refusalWords } from './refusal-words.js';
@@ -48,18 +50,27 @@ export type More = (cursor: string) => Promise<ReportAnswer>;
 function meta(result: ReportResult, options: ResultOptions): HTMLElement {
   const range = result.semanticQuery.timeRange;
   const before = options.previous?.semanticQuery.timeRange;
+  // Which dates the range is on: a tile of workers is filtered by tenure start, not headcount.
+  const time = options.names.timeOf(result.semanticQuery.metrics[0]);
   return h(
     'p',
     { class: 'meta' },
     range ? `${range.from} to ${range.to}` : 'All time',
-    before ? ` (previous period ${before.from} to ${before.to})` : '',
+    range && time ? ` (${options.names.label(time)})` : '',
+    isOngoing(range)
+      ? h(
+          'span',
+          { class: 'incomplete', title: 'The period runs past today' },
+          ' incomplete: not over yet',
+        )
+      : '',
+    before ? ` · previous period ${before.from} to ${before.to}` : '',
     result.semanticQuery.timeGrain ? ` · by ${result.semanticQuery.timeGrain}` : '',
     ` · ${result.rows.length} row${result.rows.length === 1 ? '' : 's'}`,
     ` · catalog ${result.catalogVersion}`,
   );
 }
 
-/** A refusal: what it means in plain words (refusal-words.ts), then the service's code and message. */
 export function refusalView(refusal: ReportRefusal): HTMLElement {
   return h(
     'div',
@@ -147,7 +158,16 @@ export function resultView(answer: ReportAnswer, options: ResultOptions): HTMLEl
     root.replaceChildren();
     if (result.status === 'empty' || result.rows.length === 0) {
       root.setAttribute('data-chart-kind', 'empty');
-      root.append(meta(result, options), h('p', { class: 'empty' }, 'No rows for this query.'));
+      const before = options.previous?.rows.length ?? 0;
+      root.append(
+        meta(result, options),
+        h(
+          'p',
+          { class: 'empty' },
+          'No rows for this query',
+          options.previous ? ` in this period; the previous period has ${before}.` : '.',
+        ),
+      );
       return;
     }
     // The shape drawn: of one currency's rows where the result is split by currency.
@@ -179,9 +199,15 @@ export function resultView(answer: ReportAnswer, options: ResultOptions): HTMLEl
       );
       button.addEventListener('click', async () => {
         button.setAttribute('disabled', '');
-        const next = await more(cursor);
-        if (next.status === 'refused') root.append(refusalView(next));
-        else draw({ ...next, rows: [...result.rows, ...next.rows] });
+        try {
+          const next = await more(cursor);
+          if (next.status === 'refused') root.append(refusalView(next));
+          else draw({ ...next, rows: [...result.rows, ...next.rows] });
+        } catch (error) {
+          // Said where the rows end; the button can be pressed again.
+          root.append(errorView(error));
+          button.removeAttribute('disabled');
+        }
       });
       root.append(button);
     }

@@ -3,7 +3,7 @@ import { h, thirdParty } from './dom.js';
 import type { DashboardSettings } from './dashboard-period.js';
 import { hashOf, type RunBody } from './explorer-query.js';
 import { namesOf } from './names.js';
-import { previousRange } from './periods.js';
+import { comparableRange } from './periods.js';
 import type { PickFilter } from './result-figure.js';
 import { resultView, type ReportAnswer, type ReportResult } from './result-view.js';
 import type { SavedQuery } from './saved-queries.js';
@@ -125,8 +125,9 @@ async function runTile(
   if (answer.status !== 'refused' && settings.compare) {
     const range = answer.semanticQuery.timeRange;
     if (range) {
+      // A period not over yet is set against the same days of the one before (periods.ts).
       const earlier = await runQuery(
-        bodyOfQuery(answer.semanticQuery, { timeRange: previousRange(range) }),
+        bodyOfQuery(answer.semanticQuery, { timeRange: comparableRange(range).range }),
       );
       previous = earlier.status === 'refused' ? null : earlier;
     } else links.append(h('span', { class: 'note' }, 'All time: choose a period to compare. '));

@@ -1,5 +1,5 @@
 import { periodForm, settingsOf } from './dashboard-period.js';
-import { h } from './dom.js';
+import { decoded, h } from './dom.js';
 import { dashboardTitle } from './names.js';
 import { dashboardsOf, savedQueries } from './saved-queries.js';
 import type { Session } from './session.js';
@@ -32,7 +32,7 @@ function notFound(what: 'Dashboard' | 'Saved query', id: string): HTMLElement {
  */
 export async function dashboardView(session: Session, path: string): Promise<HTMLElement> {
   const [encoded, search = ''] = path.split('?');
-  const id = decodeURIComponent(encoded);
+  const id = decoded(encoded);
   const tiles = dashboardsOf(await savedQueries(session.client)).get(id);
   if (!tiles) return notFound('Dashboard', id);
   const settings = settingsOf(search);

@@ -1,3 +1,4 @@
+import { decoded } from '../dom.js';
 import type { Session } from '../session.js';
 import { recordsSection } from './home-cards.js';
 import { invoiceView } from './invoice-view.js';
@@ -7,15 +8,6 @@ import { timesheetView } from './timesheet-view.js';
 import { workerView } from './worker-view.js';
 
 export { recordCards, recordsSection } from './home-cards.js';
-
-/** A path segment as typed in the address; a malformed escape is kept as it is. */
-function decoded(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
 
 /**
  * The record pages' routes (#/records, #/records/<list>, #/invoice/<id>, #/timesheet/<id>,
