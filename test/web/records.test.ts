@@ -426,6 +426,16 @@ for (const dialect of DIALECTS) {
       const page = await signedIn(h.tokens.billing);
       await page.waitForSelector('.record-cards a[data-list=invoices]');
       assert.equal(await page.locator('.record-cards a[data-list=timesheets]').count(), 0);
+      // Its supplier's records: a card for each list that answers this token with records.
+      const { withRecords } = await listsWithRecords(h.tokens.billing);
+      const cards = await page.$$eval('.record-cards a[data-list]', (links) =>
+        links.map((a) => a.getAttribute('data-list')),
+      );
+      assert.deepEqual(
+        cards,
+        withRecords.map((a) => a.list),
+      );
+      assert.ok(cards.includes('suppliers') && cards.includes('assignments'), cards.join(', '));
       await page.click('.record-cards a[data-list=invoices]');
       await page.waitForSelector('.record-list tbody tr');
       assert.deepEqual(
