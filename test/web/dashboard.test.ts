@@ -126,6 +126,12 @@ for (const dialect of DIALECTS)
           assertMoneyTrue(drawn, answer, id);
         }
         assert.ok(moneyTiles >= 2, 'money tiles were checked');
+        // Figures past 2^53 come as numeric strings, which the page hands to Intl as they are:
+        // the browser formats them digit for digit (page-logic.test.ts checks the page's code).
+        const exact = await page.evaluate(() =>
+          new Intl.NumberFormat('en').format('9007199254740993' as never),
+        );
+        assert.equal(exact, '9,007,199,254,740,993');
         for (const kind of ['time', 'category', 'number']) assert.ok(kinds.has(kind), kind);
       });
 

@@ -215,6 +215,17 @@ describe('money', () => {
     );
     assert.equal(currency.mixesCurrencies(two), true);
   });
+  it('keeps a figure past 2^53 exact: formatted and written from its digits, never a Number', () => {
+    const cents = '123456789012345678901';
+    assert.equal(
+      format.formatMoney(cents, 'USD').replace(/\s/g, ' '),
+      'USD 1,234,567,890,123,456,789.01',
+    );
+    assert.equal(format.formatMoney('-5', 'EUR').replace(/\s/g, ' '), '-EUR 0.05');
+    assert.equal(format.unitsFigure(cents), '1234567890123456789.01');
+    assert.equal(format.unitsFigure(12345), 123.45);
+    assert.equal(format.formatOf('count')('9007199254740993'), '9,007,199,254,740,993');
+  });
   it('formats money with its currency, and a change as people read it', () => {
     assert.equal(format.formatMoney(123456, 'EUR').replace(/\s/g, ' '), 'EUR 1,234.56');
     assert.equal(format.formatOf('ratio')(0.078), '7.8%');

@@ -59,13 +59,16 @@ export function thirdParty(value: Provenance): HTMLElement {
   );
 }
 
-/** Any cell value: a provenance envelope as third-party text, a number formatted, null as —. */
-export function cell(value: unknown, format: (n: number) => string = String): Child {
+/**
+ * Any cell value: a provenance envelope as third-party text, a number formatted, null as —. A
+ * numeric string (a figure past 2^53) reaches `format` as the string, so it stays exact.
+ */
+export function cell(value: unknown, format: (n: number | string) => string = String): Child {
   if (isProvenance(value)) return thirdParty(value);
   if (value === null || value === undefined) return '—';
   if (typeof value === 'number') return format(value);
   if (typeof value === 'string' && value !== '' && Number.isFinite(Number(value)))
-    return format(Number(value));
+    return format(value);
   return String(value);
 }
 

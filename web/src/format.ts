@@ -40,22 +40,49 @@ function moneyFormat(currency: string, compact = false): Intl.NumberFormat {
   return format;
 }
 
-/** An amount of integer cents in its currency: "EUR 1,234.50". */
-export const formatMoney = (cents: number, currency: string) =>
-  moneyFormat(currency).format(cents / 100);
+/**
+ * A figure as the API sends it: a JSON number, or a numeric string for a value past 2^53 (the API
+ * keeps it exact that way). Intl formats a numeric string exactly, so a string is never turned
+ * into a Number on the way.
+ */
+export type Figure = number | string;
+
+/** Integer cents as an exact decimal of currency units: -123405n → "-1234.05". */
+function unitsOf(cents: bigint): string {
+  const sign = cents < 0n ? '-' : '';
+  const whole = cents < 0n ? -cents : cents;
+  return `${sign}${whole / 100n}.${String(whole % 100n).padStart(2, '0')}`;
+}
+
+/** Cents as currency units for a file: a number, or past 2^53 the exact decimal as text. */
+export function unitsFigure(cents: Figure): Figure {
+  if (typeof cents === 'string' && /^-?\d+$/.test(cents) && !Number.isSafeInteger(Number(cents)))
+    return unitsOf(BigInt(cents));
+  return Number(cents) / 100;
+}
+
+/** An amount of cents in its currency, exact at any size: "EUR 1,234.50". */
+export function formatMoney(cents: Figure, currency: string): string {
+  const format = moneyFormat(currency);
+  if (typeof cents === 'string' && /^-?\d+$/.test(cents))
+    return format.format(unitsOf(BigInt(cents)) as never);
+  return format.format(Number(cents) / 100);
+}
 
 /** A figure of a unit as a table shows it; money needs its currency. */
-export function formatOf(unit: Unit, currency?: string | null): (n: number) => string {
+export function formatOf(unit: Unit, currency?: string | null): (n: Figure) => string {
+  // A numeric string goes to Intl as it is (exact); a number as a number.
+  const exact = (format: Intl.NumberFormat) => (n: Figure) => format.format(n as never);
   switch (unit) {
     case 'cents':
-      return currency ? (n) => formatMoney(n, currency) : (n) => whole.format(n);
+      return currency ? (n) => formatMoney(n, currency) : exact(whole);
     case 'ratio':
-      return (n) => percent.format(n);
+      return exact(percent);
     case 'hours':
     case 'days':
-      return (n) => oneDecimal.format(n);
+      return exact(oneDecimal);
     default:
-      return (n) => whole.format(n);
+      return exact(whole);
   }
 }
 

@@ -1,6 +1,6 @@
 import { drawChart, type ChartSpec } from './chart.js';
 import { previousAtBucket } from './compare.js';
-import { h, plainText } from './dom.js';
+import { cell, h, plainText } from './dom.js';
 import { axisFormatOf, chartValue, formatChange, formatOf } from './format.js';
 import type { Names } from './names.js';
 import { bucketEnd, bucketLabel, isIncomplete } from './periods.js';
@@ -208,13 +208,15 @@ export function bigNumbers(result: ReportResult, options: FigureOptions): HTMLEl
       return h(
         'figure',
         { class: 'big-number', 'data-metric': m.key },
-        h('div', { class: 'value' }, now === null ? '—' : format(now)),
+        h('div', { class: 'value' }, cell(row[m.key], format)),
         h('figcaption', {}, m.label),
         options.previous
           ? h(
               'p',
               { class: 'previous' },
-              `Previous period: ${then === null ? '—' : format(then)} · ${formatChange(m.unit, now, then)}`,
+              'Previous period: ',
+              cell(before?.[m.key], format),
+              ` · ${formatChange(m.unit, now, then)}`,
             )
           : null,
       );

@@ -1,7 +1,7 @@
 import { csvButton, csvOf, fileNameOf, type CsvCell } from './csv.js';
 import { cell, h, isProvenance, plainText, thirdParty } from './dom.js';
 import { CURRENCY, currencyReader, fixedCurrency, hasMoney, mixesCurrencies } from './currency.js';
-import { changeNumber, formatChange, formatOf } from './format.js';
+import { changeNumber, formatChange, formatOf, unitsFigure } from './format.js';
 import type { Names } from './names.js';
 import { bucketLabel, isIncomplete } from './periods.js';
 import { previousRowOf } from './compare.js';
@@ -68,7 +68,7 @@ export function resultTable(result: ReportResult, options: TableOptions): HTMLEl
       csv.push(hidden ? null : csvNumber(metric.unit, row[c]));
       if (!previous) continue;
       const then = hidden ? null : number(before?.[c]);
-      cells.push(h('td', { class: 'num previous' }, then === null ? '—' : format(then)));
+      cells.push(h('td', { class: 'num previous' }, hidden ? '—' : cell(before?.[c], format)));
       cells.push(
         h(
           'td',
@@ -77,7 +77,7 @@ export function resultTable(result: ReportResult, options: TableOptions): HTMLEl
         ),
       );
       csv.push(
-        then === null ? null : csvNumber(metric.unit, then),
+        hidden ? null : csvNumber(metric.unit, before?.[c]),
         hidden ? null : changeNumber(metric.unit, number(row[c]), then),
       );
     }
@@ -145,8 +145,15 @@ function supplierText(value: unknown, names: Names): string {
 const timeText = (key: string, value: unknown, options: TableOptions) =>
   options.timeKeys.has(key) ? rawValue(value) : plainText(value);
 
-/** Money as currency units (the currency is its own column), other figures as they are. */
-function csvNumber(unit: string, value: unknown): number | null {
+/**
+ * Money as currency units (the currency is its own column), other figures as they are; a figure
+ * past 2^53 as its exact decimal text.
+ */
+function csvNumber(unit: string, value: unknown): CsvCell {
   if (value === null || value === undefined) return null;
-  return unit === 'cents' ? Number(value) / 100 : Number(value);
+  const figure = typeof value === 'string' ? value : Number(value);
+  if (unit === 'cents') return unitsFigure(figure);
+  return typeof figure === 'string' && !Number.isSafeInteger(Number(figure))
+    ? figure
+    : Number(figure);
 }
