@@ -66,7 +66,7 @@ export async function listen(
   });
   // Loaded here, not at start: the other commands start without the server's modules.
   const { createService, serviceSettings, STORE_TIMEOUT_MS } = await import('../service.js');
-  const { app } = await createService({
+  const { app, executor } = await createService({
     store,
     facts,
     ...serviceSettings(config),
@@ -74,6 +74,12 @@ export async function listen(
   });
   logs.to = app.log;
   for (const [message, failure] of logs.early.splice(0)) write(app.log, message, failure);
+  // Warm before listening: /healthz answers once the first report costs about what the next do.
+  const { warmReports } = await import('../operations/warm-up.js');
+  const warm = await warmReports(executor, await store.listWorkspaces(), (message, failure) =>
+    write(app.log, message, failure),
+  );
+  app.log.info(`reports warmed: ${warm.queries} queries (${warm.failed} failed) in ${warm.ms} ms`);
   let listening: string;
   try {
     listening = await app.listen(address);

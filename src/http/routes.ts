@@ -10,6 +10,11 @@ import {
 } from '../operations/strictness.js';
 import { authorizationOf } from './authorization.js';
 import { envelopeSerializer } from './envelope-serializer.js';
+import SEED_EXAMPLES from './openapi/seed-examples.json' with { type: 'json' };
+
+/** An operation's answer as the seed gives it (the OpenAPI example's data), to warm its serializer. */
+const exampleAnswer = (name: string): unknown =>
+  (SEED_EXAMPLES as Record<string, { response?: { data?: unknown } }>)[name]?.response?.data;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -52,7 +57,7 @@ export function mountOperation(
   executor: Executor,
   operation: AnyOperation,
 ): void {
-  const serialize = envelopeSerializer(operation);
+  const serialize = envelopeSerializer(operation, exampleAnswer(operation.name));
   app.route({
     method: operation.method,
     url: operation.path,

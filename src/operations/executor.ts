@@ -8,7 +8,8 @@ import { ApiError, ReportTimeoutError, StoreUnavailableError } from '../errors.j
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { CatalogCache } from './catalog-cache.js';
-import type { ReportFacts, ResourceReads, Row, TokenReads } from '../store/store.js';
+import type { Catalog } from '../semantic/catalog.js';
+import type { ReportFacts, ResourceReads, Row, TokenReads, Workspace } from '../store/store.js';
 import type { AnyOperation } from './operation.js';
 import { typedQuery } from './query-string.js';
 import { violationMessage } from './strictness.js';
@@ -111,6 +112,21 @@ export class Executor {
       receivedAt + storeTimeoutMs - monotonicNow(),
       storeLate,
     );
+  }
+
+  /** The workspace's report catalog, as a request of it reads it. */
+  async catalogOf(workspace: Workspace): Promise<Catalog> {
+    return (await this.deps.catalogs.get(this.deps.facts, workspace)).catalog;
+  }
+
+  /**
+   * Runs an operation for the server itself (the start-up warm-up, warm-up.ts): validated and
+   * run as a request would be, with no token, quota or answer cache.
+   */
+  runInProcess(operation: AnyOperation, principal: Principal, input: unknown): Promise<unknown> {
+    const arrival = { fromQueryString: false, receivedAt: monotonicNow() };
+    this.checkStrictness(operation, input, arrival);
+    return this.execute(operation, principal, input, arrival);
   }
 
   /** Counts one request against the token's quota; rejects with 429 when it is spent. */
