@@ -11,15 +11,20 @@ export const CURRENCY = 'currency';
 export const hasMoney = (result: Pick<ReportResult, 'metricDefinitions'>) =>
   result.metricDefinitions.some((m) => m.unit === 'cents');
 
-type Filter = { dimension: string; operator: string; values: unknown[] };
+type Filter = { dimension: string; operator: string; values: readonly unknown[] };
 
-/** The one currency a query's filters fix (`currency eq X`, or `in` of one), or null. */
-export function fixedCurrency(query: ReportResult['semanticQuery']): string | null {
-  const filters = ((query as { filters?: Filter[] }).filters ?? []).filter(
-    (f) => f.dimension === CURRENCY && (f.operator === 'eq' || f.operator === 'in'),
+/**
+ * The one currency a query's filters fix, or null: a `currency eq X` (or `in` of one value) keeps
+ * every row in X, whatever other filters on currency say (filters all hold at once).
+ */
+export function fixedCurrency(query: { filters?: readonly Filter[] }): string | null {
+  const one = (query.filters ?? []).find(
+    (f) =>
+      f.dimension === CURRENCY &&
+      (f.operator === 'eq' || f.operator === 'in') &&
+      f.values.length === 1,
   );
-  const values = filters.flatMap((f) => f.values.map(String));
-  return filters.length > 0 && new Set(values).size === 1 ? values[0] : null;
+  return one ? String(one.values[0]) : null;
 }
 
 /** Where a row's amounts are in: its currency cell, the filter's one currency, or null (mixed). */
@@ -60,16 +65,3 @@ const withoutCurrency = (query: ReportResult['semanticQuery']) => ({
   ...query,
   dimensions: (query.dimensions ?? []).filter((d) => d !== CURRENCY),
 });
-
-/**
- * The query a money result should have been: the same with the currency dimension added, when
- * the metrics allow it (every money view of the catalog has one) and it is not there yet.
- */
-export function currencySplitQuery<Q extends { dimensions?: string[] }>(
-  query: Q,
-  allowed: readonly string[],
-): Q | null {
-  const dimensions = query.dimensions ?? [];
-  if (dimensions.includes(CURRENCY) || !allowed.includes(CURRENCY)) return null;
-  return { ...query, dimensions: [...dimensions, CURRENCY] };
-}

@@ -5,6 +5,7 @@
  * The form draws this model; the copy-as texts and the run all use `bodyOf` of it, so they are
  * one body.
  */
+import { CURRENCY, fixedCurrency } from './currency.js';
 
 /** The members of list_catalog the explorer reads. */
 export interface CatalogMetric {
@@ -147,7 +148,7 @@ export const grainApplies = (catalog: ExplorerCatalog, state: ExplorerState) =>
 // --- Money and currency (issue 22): cents are in each row's currency, never converted ---------
 
 export const MONEY_UNIT = 'cents';
-export const CURRENCY = 'currency';
+export { CURRENCY };
 
 /** A money metric is among `metrics` and their view offers the currency dimension. */
 export function moneyByCurrency(catalog: ExplorerCatalog, metrics: readonly string[]): boolean {
@@ -174,13 +175,8 @@ export const bodyDimensions = (catalog: ExplorerCatalog, state: ExplorerState) =
  * currency alone (eq, or in with one value).
  */
 export function mixesCurrencies(catalog: ExplorerCatalog, state: ExplorerState): boolean {
-  const oneCurrency = state.filters.some(
-    (f) =>
-      f.dimension === CURRENCY &&
-      (f.operator === 'eq' || f.operator === 'in') &&
-      filterBodyValues(f).length === 1,
-  );
-  return splitApplies(catalog, state) && !state.splitCurrency && !oneCurrency;
+  const filters = state.filters.map((f) => ({ ...f, values: filterBodyValues(f) }));
+  return splitApplies(catalog, state) && !state.splitCurrency && !fixedCurrency({ filters });
 }
 
 /**

@@ -102,9 +102,12 @@ const MIXED_NOTE =
   'These amounts may add different currencies together, so they are not shown: group by currency, or filter one currency, to see them.';
 
 /** The figures of a result: one per currency where it has money, each on its own axis. */
-function figures(result: ReportResult, options: ResultOptions): HTMLElement {
+function figures(
+  result: ReportResult,
+  parts: [string, ReportResult][],
+  options: ResultOptions,
+): HTMLElement {
   const base = { timeKeys: options.timeKeys, names: options.names };
-  const parts = splitByCurrency(result);
   if (parts.length === 0) {
     if (mixesCurrencies(result) && result.metricDefinitions.every((m) => m.unit === 'cents'))
       return h('p', { class: 'note mixed' }, MIXED_NOTE);
@@ -171,14 +174,15 @@ export function resultView(answer: ReportAnswer, options: ResultOptions): HTMLEl
       return;
     }
     // The shape drawn: of one currency's rows where the result is split by currency.
-    const drawn = splitByCurrency(result)[0]?.[1] ?? result;
+    const parts = splitByCurrency(result);
+    const drawn = parts[0]?.[1] ?? result;
     root.setAttribute('data-chart-kind', chartKindOf(drawn, options.timeKeys).kind);
     root.append(
       meta(result, options),
       h(
         'div',
         { class: 'figure-and-table' },
-        figures(result, options),
+        figures(result, parts, options),
         resultTable(result, options),
       ),
     );

@@ -1,7 +1,7 @@
-import { CURRENCY, fixedCurrency, hasMoney } from './currency.js';
+import { CURRENCY, fixedCurrency } from './currency.js';
 import { h, thirdParty } from './dom.js';
 import type { DashboardSettings } from './dashboard-period.js';
-import { hashOf, type RunBody } from './explorer-query.js';
+import { hashOf, moneyByCurrency, type RunBody } from './explorer-query.js';
 import { namesOf } from './names.js';
 import { comparableRange } from './periods.js';
 import type { PickFilter } from './result-figure.js';
@@ -29,21 +29,13 @@ function bodyOfQuery(query: Query, extra: Partial<Query> = {}): RunBody {
   return { query: q as RunBody['query'] };
 }
 
-/** The dimensions the query's metrics allow (the catalog lists them per metric). */
-function allowedDimensions(session: Session, metrics: string[]): string[] {
-  const lists = metrics.map(
-    (key) => session.catalog?.metrics.find((m) => m.key === key)?.dimensions ?? [],
-  );
-  return lists.length ? lists.reduce((a, b) => a.filter((d) => b.includes(d))) : [];
-}
-
-function needsCurrency(session: Session, answer: ReportResult): boolean {
-  const query = answer.semanticQuery;
+/** A money query the page splits by currency: its view offers currency and nothing fixes one. */
+function needsCurrency(session: Session, query: Query): boolean {
   return (
-    hasMoney(answer) &&
+    !!session.catalog &&
+    moneyByCurrency(session.catalog, query.metrics) &&
     !(query.dimensions ?? []).includes(CURRENCY) &&
-    !fixedCurrency(query) &&
-    allowedDimensions(session, query.metrics).includes(CURRENCY)
+    !fixedCurrency(query)
   );
 }
 
@@ -53,7 +45,7 @@ function steeredBody(
   saved: ReportResult,
   settings: DashboardSettings,
 ): RunBody | null {
-  const split = needsCurrency(session, saved);
+  const split = needsCurrency(session, saved.semanticQuery);
   const period = settings.period;
   if (!split && period.kind === 'saved') return null;
   const query = saved.semanticQuery;

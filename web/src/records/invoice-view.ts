@@ -2,7 +2,7 @@ import { h } from '../dom.js';
 import type { Session } from '../session.js';
 import { formatMoney, sumInOneCurrency } from './money.js';
 import {
-  backTo,
+  recordPage,
   fieldList,
   fieldValue,
   notVisible,
@@ -105,16 +105,10 @@ export function linesSummary(item: InvoiceItem): HTMLElement | null {
 /** The invoice's header fields, its lines and what may be said of their sum. */
 export function invoiceDetail(item: InvoiceItem): HTMLElement {
   const { invoice, lines } = item;
-  return h(
-    'div',
-    { class: 'record-page', 'data-record': invoice.id },
-    backTo('invoices', 'Invoices'),
-    h(
-      'h1',
-      {},
-      invoice.type === 'credit_note' ? 'Credit note ' : 'Invoice ',
-      h('span', { class: 'record-id' }, invoice.id),
-    ),
+  return recordPage(
+    { key: 'invoices', title: 'Invoices' },
+    invoice.type === 'credit_note' ? 'Credit note' : 'Invoice',
+    invoice.id,
     fieldList([
       ['Number', fieldValue(invoice, 'number')],
       ['Type', words(invoice.type)],

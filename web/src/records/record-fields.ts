@@ -157,5 +157,24 @@ export function notVisible(what: string, id: string): HTMLElement {
 }
 
 /** A way back to a list, above a record. */
-export const backTo = (list: string, title: string) =>
+const backTo = (list: string, title: string) =>
   h('p', {}, h('a', { href: `#/records/${list}` }, `← ${title}`));
+
+/**
+ * A record's page: the way back to its list, its heading (what it is, and its id), then its
+ * parts (fields, lines, entries).
+ */
+export function recordPage(
+  list: { key: string; title: string },
+  what: string,
+  id: string,
+  ...parts: (HTMLElement | null)[]
+): HTMLElement {
+  return h(
+    'div',
+    { class: 'record-page', 'data-record': id },
+    backTo(list.key, list.title),
+    h('h1', {}, `${what} `, h('span', { class: 'record-id' }, id)),
+    ...parts,
+  );
+}

@@ -1,7 +1,7 @@
 import { h } from '../dom.js';
 import type { Session } from '../session.js';
 import {
-  backTo,
+  recordPage,
   fieldList,
   fieldValue,
   notVisible,
@@ -89,11 +89,10 @@ function netTime(item: TimesheetItem): HTMLElement {
 /** A timesheet and its entries; corrections (reversal, restatement) marked and labelled. */
 export function timesheetDetail(item: TimesheetItem): HTMLElement {
   const { timesheet, entries } = item;
-  return h(
-    'div',
-    { class: 'record-page', 'data-record': timesheet.id },
-    backTo('timesheets', 'Timesheets'),
-    h('h1', {}, 'Timesheet ', h('span', { class: 'record-id' }, timesheet.id)),
+  return recordPage(
+    { key: 'timesheets', title: 'Timesheets' },
+    'Timesheet',
+    timesheet.id,
     fieldList([
       ['Worker', recordLink('worker', timesheet.workerId)],
       ['Period', period(timesheet)],

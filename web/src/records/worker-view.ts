@@ -1,7 +1,6 @@
-import { h } from '../dom.js';
 import type { Session } from '../session.js';
 import {
-  backTo,
+  recordPage,
   fieldList,
   fieldValue,
   notVisible,
@@ -12,11 +11,10 @@ import {
 
 /** A worker's fields; name and work email say "withheld" where the token lacks read:pii. */
 export function workerDetail(worker: ApiRecord & { id: string }): HTMLElement {
-  return h(
-    'div',
-    { class: 'record-page', 'data-record': worker.id },
-    backTo('workers', 'Workers'),
-    h('h1', {}, 'Worker ', h('span', { class: 'record-id' }, worker.id)),
+  return recordPage(
+    { key: 'workers', title: 'Workers' },
+    'Worker',
+    worker.id,
     fieldList([
       ['Name', fieldValue(worker, 'displayName')],
       ['Work email', fieldValue(worker, 'workEmail')],
