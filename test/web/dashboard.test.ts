@@ -569,7 +569,8 @@ for (const dialect of DIALECTS)
         await page.fill('#token', 'vmsr_not_a_token');
         await page.click('form.sign-in button[type=submit]');
         await page.waitForSelector('[role=alert]');
-        await page.waitForTimeout(200);
+        // Every call of the sign-in has answered: a second alert would be on the page by now.
+        await page.waitForLoadState('networkidle');
         const alerts = await page.$$eval('[role=alert]', (nodes) =>
           nodes.map((n) => n.textContent),
         );
