@@ -70,6 +70,11 @@ export interface Config {
   /** VMS_READ_FACTS_MEMORY: DuckDB's memory limit, e.g. 256MB (the default) or 1GB. */
   factsMemory: string | undefined;
   /**
+   * VMS_READ_ROLLUPS: `on` (default: reports the columnar copy's rollups cover read them) or
+   * `off` (every report reads the facts; for comparing).
+   */
+  rollups: boolean;
+  /**
    * VMS_READ_CACHE: `on` (default) keeps answers for repeats (report results by data stamp,
    * resource reads while the store is unchanged); `off` computes every answer (measurements).
    */
@@ -238,6 +243,7 @@ export function readConfig(env: Env = process.env): Config {
     reportEngine: oneOf(env, 'VMS_READ_REPORT_ENGINE', ['columnar', 'row'] as const, 'columnar'),
     factsDir: env.VMS_READ_FACTS_DIR || undefined,
     factsMemory: memorySize(env, 'VMS_READ_FACTS_MEMORY'),
+    rollups: oneOf(env, 'VMS_READ_ROLLUPS', ['on', 'off'] as const, 'on') === 'on',
     cache: oneOf(env, 'VMS_READ_CACHE', ['on', 'off'] as const, 'on') === 'on',
     logLevel: env.LOG_LEVEL ?? 'info',
     host: env.HOST,

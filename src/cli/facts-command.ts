@@ -6,7 +6,12 @@ import { defineCommand } from './command.js';
 
 /** The report engine settings of the configuration. */
 export function factsSettings(config: Config): ReportFactsOptions {
-  return { engine: config.reportEngine, root: config.factsDir, memoryLimit: config.factsMemory };
+  return {
+    engine: config.reportEngine,
+    root: config.factsDir,
+    memoryLimit: config.factsMemory,
+    rollups: config.rollups,
+  };
 }
 
 /**

@@ -107,6 +107,7 @@ export async function runReportQuery(
         workspaceId: ctx.workspace.id,
         payCodes,
         today: now.toISOString().slice(0, 10),
+        rollups: engine.rollups,
       },
       { offset, take: take + 1 },
     );

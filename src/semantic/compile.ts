@@ -1,6 +1,8 @@
 import type { SqlDialect } from './dialect.js';
 import { isRatio, type Aggregate, type Condition, type Metric } from './definitions.js';
 import type { TimeGrain } from './query-schema.js';
+import { chooseRollup, type RollupRead } from './rollup-choice.js';
+import { FACT_COUNT, physicalColumns, type HeldRollup } from './rollups.js';
 import type { QueryPlan } from './validate.js';
 import type { ColumnExpr, View } from './views.js';
 
@@ -17,6 +19,8 @@ export interface CompileContext {
   payCodes: { code: string; band: string }[];
   /** Today's UTC date (YYYY-MM-DD), for tenure. */
   today: string;
+  /** The rollups the engine holds (the columnar copy's), for queries they cover; none: the facts. */
+  rollups?: readonly HeldRollup[];
 }
 
 /** Result columns: `d<i>` per dimension, `m<i>` per metric (or `m<i>_n`, `m<i>_d` for a ratio). */
@@ -30,6 +34,8 @@ const frag = (sql: string, params: unknown[] = []): Fragment => ({ sql, params }
 /** The context while one query compiles: the view columns it has read so far, for its joins. */
 interface Compiling extends CompileContext {
   reads: Set<string>;
+  /** The rollup the query reads, or null: its view's facts. */
+  rolled: RollupRead | null;
 }
 
 function column(view: View, name: string, ctx: Compiling): Fragment {
@@ -99,6 +105,7 @@ function aggregate(view: View, a: Aggregate, ctx: Compiling): Fragment {
     : value;
   switch (a.agg) {
     case 'count':
+      if (ctx.rolled) return rolledCount(where, a.column !== undefined ? value : null, ctx.rolled);
       return where.length || a.column !== undefined
         ? frag(`COUNT(${guarded.sql})`, guarded.params)
         : frag('COUNT(*)');
@@ -113,6 +120,15 @@ function aggregate(view: View, a: Aggregate, ctx: Compiling): Fragment {
     case 'max':
       return frag(`MAX(${guarded.sql})`, guarded.params);
   }
+}
+
+/** A count over rollup rows: the facts each row stands for, where the conditions hold. */
+function rolledCount(where: Fragment[], value: Fragment | null, rolled: RollupRead): Fragment {
+  const conditions = value ? [...where, frag(`${value.sql} IS NOT NULL`, value.params)] : where;
+  const facts = `${rolled.rollup.alias}.${FACT_COUNT}`;
+  if (conditions.length === 0) return frag(`COALESCE(SUM(${facts}), 0)`);
+  const when = all(conditions, ' AND ');
+  return frag(`COALESCE(SUM(CASE WHEN ${when.sql} THEN ${facts} END), 0)`, when.params);
 }
 
 /** The start of the bucket a date falls in, as an ISO date (weeks start on Monday). */
@@ -149,6 +165,61 @@ function metricOrderExpr(metric: Metric, index: number, ctx: Compiling): string 
     : `q.m${index}`;
 }
 
+/** The view's facts: its table, the joins the query's columns need, and the conditions. */
+function factSource(
+  view: View,
+  range: { from: string; to: string } | null,
+  workspace: Fragment,
+  filters: Fragment[],
+  ctx: Compiling,
+): Fragment {
+  const where = [workspace];
+  if (range)
+    where.push(predicate(column(view, view.timeDimension, ctx), 'between', [range.from, range.to]));
+  where.push(...filters);
+  // Join only what the chosen columns read: every join is an inner join on a required key,
+  // so leaving an unused one out changes no row.
+  const joins = view.joins
+    .filter((join) => join.for.some((name) => ctx.reads.has(name)))
+    .map((join) => ` ${join.sql}`)
+    .join('');
+  const conditions = all(where, ' AND ');
+  return frag(`${view.from}${joins} WHERE ${conditions.sql}`, conditions.params);
+}
+
+/**
+ * A rollup's rows for the whole months of the query (or all of them), and the facts of the days
+ * at the range's edges shaped as rows of one fact each, as one source under the view's alias: the
+ * view's expressions read keys, sums and the time column alike from both (rollup-choice.ts).
+ */
+function rollupSource(
+  view: View,
+  rolled: RollupRead,
+  workspace: Fragment,
+  filters: Fragment[],
+  ctx: Compiling,
+): Fragment {
+  const { rollup, months, edges } = rolled;
+  const { alias } = rollup;
+  const read = [...ctx.reads].flatMap((name) => physicalColumns(view, name));
+  const columns = [...new Set(read)].sort().map((c) => `${alias}.${c}`);
+  const time = frag(`${alias}.${rollup.time}`);
+  const branch = (table: string, facts: string, span: { from: string; to: string } | null) => {
+    const where = all(
+      [workspace, ...(span ? [predicate(time, 'between', [span.from, span.to])] : []), ...filters],
+      ' AND ',
+    );
+    const selected = [...columns, `${facts} AS ${FACT_COUNT}`].join(', ');
+    return frag(`SELECT ${selected} FROM ${table} ${alias} WHERE ${where.sql}`, where.params);
+  };
+  const branches = [
+    branch(rollup.name, `${alias}.${FACT_COUNT}`, months),
+    ...edges.map((edge) => branch(rollup.table, '1', edge)),
+  ];
+  const union = all(branches, ' UNION ALL ');
+  return frag(`(${union.sql}) ${alias}`, union.params);
+}
+
 /**
  * Compiles a validated plan to one SQL statement: the grouped aggregate inside, the
  * deterministic order (requested keys, then remaining dimensions ascending; nulls last; text in
@@ -160,7 +231,8 @@ export function compileReport(
   window: { offset: number; take: number },
 ): CompiledReport {
   const { view, query, metrics } = plan;
-  const ctx: Compiling = { ...context, reads: new Set() };
+  const rolled = context.rollups ? chooseRollup(plan, context.rollups) : null;
+  const ctx: Compiling = { ...context, reads: new Set(), rolled };
   const dims = query.dimensions.map((key, i) => {
     const raw = column(view, key, ctx);
     if (key !== view.timeDimension || !query.timeGrain)
@@ -170,29 +242,17 @@ export function compileReport(
   });
   const selects = [...dims, ...metrics.flatMap((m, i) => metricColumns(view, m, i, ctx))];
 
-  const where: Fragment[] = [frag(`${view.workspaceColumn} = ?`, [ctx.workspaceId])];
-  if (query.timeRange) {
-    where.push(
-      predicate(column(view, view.timeDimension, ctx), 'between', [
-        query.timeRange.from,
-        query.timeRange.to,
-      ]),
-    );
-  }
-  for (const f of query.filters) {
-    // Dimension values are text: integers in a filter compare as their decimal text.
-    where.push(predicate(column(view, f.dimension, ctx), f.operator, f.values.map(String)));
-  }
-
-  // Join only what the chosen columns read: every join is an inner join on a required key,
-  // so leaving an unused one out changes no row.
-  const joins = view.joins
-    .filter((join) => join.for.some((name) => ctx.reads.has(name)))
-    .map((join) => ` ${join.sql}`)
-    .join('');
+  const workspace = frag(`${view.workspaceColumn} = ?`, [ctx.workspaceId]);
+  // Dimension values are text: integers in a filter compare as their decimal text.
+  const filters = query.filters.map((f) =>
+    predicate(column(view, f.dimension, ctx), f.operator, f.values.map(String)),
+  );
+  const source = rolled
+    ? rollupSource(view, rolled, workspace, filters, ctx)
+    : factSource(view, query.timeRange, workspace, filters, ctx);
   const groupBy = dims.length ? ` GROUP BY ${dims.map((_, i) => i + 1).join(', ')}` : '';
   const inner =
-    `SELECT ${selects.map((s) => s.sql).join(', ')} FROM ${view.from}${joins} WHERE ${where.map((w) => w.sql).join(' AND ')}` +
+    `SELECT ${selects.map((s) => s.sql).join(', ')} FROM ${source.sql}` +
     `${groupBy} HAVING COUNT(*) > 0`;
 
   const orderParts: string[] = [];
@@ -216,11 +276,6 @@ export function compileReport(
     ' LIMIT ? OFFSET ?';
   return {
     sql,
-    params: [
-      ...selects.flatMap((s) => s.params),
-      ...where.flatMap((w) => w.params),
-      window.take,
-      window.offset,
-    ],
+    params: [...selects.flatMap((s) => s.params), ...source.params, window.take, window.offset],
   };
 }

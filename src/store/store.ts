@@ -1,4 +1,5 @@
 import type { SqlDialect } from '../semantic/dialect.js';
+import type { HeldRollup } from '../semantic/rollups.js';
 import type { Dialect } from './dialect.js';
 import type { Viewer, Visibility } from './visibility.js';
 import type { DataTable } from './schema.js';
@@ -193,6 +194,8 @@ export interface ReportEngine {
   readonly dialect: SqlDialect;
   /** The row store's data version (stampOf) the facts it reads were current at. */
   readonly dataStamp: string;
+  /** Rollups of the facts it holds, for the queries they cover (the columnar copy's); none: the facts alone. */
+  readonly rollups?: readonly HeldRollup[];
   /**
    * Runs a compiled report query within a time limit; rejects with ReportTimeoutError past it,
    * having stopped the query where the engine can (DuckDB and PostgreSQL interrupt it).

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { metricNumber, runAll, goldenClock } from '../support/golden-api.js';
 import { createToken } from '../../src/auth/tokens.js';
-import { ALL_SCOPES, DIALECTS, startHarness, WS, type Harness } from '../support/harness.js';
+import { ALL_SCOPES, GOLDEN_SETUPS, startHarness, WS, type Harness } from '../support/harness.js';
 
 const STAMP = '2030-02-03T00:00:00.000Z';
 const JANUARY_2030 = { from: '2030-01-01', to: '2030-01-31' };
@@ -29,8 +29,8 @@ const EXPENSE = `INSERT INTO expenses (id, workspace_id, worker_id, assignment_i
      amount_cents, currency, status, created_at, updated_at)
    VALUES (?, 'ws_enterprise', ?, ?, 'GOLD-A', 'Travel', ?, ?, 'USD', ?, ?, ?)`;
 
-for (const dialect of DIALECTS)
-  describe(`golden edge cases on hand-made facts (${dialect})`, () => {
+for (const { dialect, rollups, label } of GOLDEN_SETUPS)
+  describe(`golden edge cases on hand-made facts (${label})`, () => {
     let h: Harness;
     let app: FastifyInstance;
     let token: string;
@@ -39,7 +39,7 @@ for (const dialect of DIALECTS)
 
     before(async () => {
       // The harness's database is its own fresh copy of the tiny seed (openTestDatabase).
-      h = await startHarness({ dialect, now: goldenClock });
+      h = await startHarness({ dialect, rollups, now: goldenClock });
       app = h.app;
       token = h.tokens.staff;
       const insert = async (sql: string, ...params: unknown[]) =>

@@ -30,7 +30,14 @@ import {
   type ReferenceQuery,
 } from '../support/golden-reference.js';
 import { createToken } from '../../src/auth/tokens.js';
-import { ALL_SCOPES, DIALECTS, get, startHarness, WS, type Harness } from '../support/harness.js';
+import {
+  ALL_SCOPES,
+  GOLDEN_SETUPS,
+  get,
+  startHarness,
+  WS,
+  type Harness,
+} from '../support/harness.js';
 
 /** The default catalog's non-evaluative metrics by view, with the unit each must declare. */
 const METRICS: Record<string, [view: string, unit: string]> = {
@@ -78,14 +85,14 @@ const daysBetween = (from: string, to: string) => {
   return (at(to) - at(from)) / 86_400_000;
 };
 
-for (const dialect of DIALECTS)
-  describe(`golden: default metrics equal an independent computation on the tiny seed (${dialect})`, () => {
+for (const { dialect, rollups, label } of GOLDEN_SETUPS)
+  describe(`golden: default metrics equal an independent computation on the tiny seed (${label})`, () => {
     let h: Harness;
     let app: FastifyInstance;
     let ref: Reference;
     let token: string;
     before(async () => {
-      h = await startHarness({ dialect, now: goldenClock });
+      h = await startHarness({ dialect, rollups, now: goldenClock });
       app = h.app;
       ref = await buildReference(h.all, WS, GOLDEN_TODAY);
       token = h.tokens.staff;

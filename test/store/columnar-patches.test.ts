@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { FACT_COUNT, ROLLUPS } from '../../src/semantic/rollups.js';
 import { buildColumnarFacts } from '../../src/store/duckdb/build-facts.js';
 import { COLUMNAR_TABLES } from '../../src/store/duckdb/columnar-tables.js';
 import { ColumnarReports } from '../../src/store/duckdb/columnar-reports.js';
@@ -25,15 +26,24 @@ const WS = 'ws_business';
 const text = (value: unknown) =>
   value === null ? null : typeof value === 'bigint' ? String(value) : String(value);
 
-/** Every row of every columnar table, sorted, as text: what two copies are compared by. */
+/**
+ * Every row of every columnar table and rollup, sorted, as text: what two copies are compared
+ * by. So a patched copy's rollups are checked against rollups summed whole.
+ */
 async function contents(
   run: (sql: string) => Promise<Record<string, unknown>[]>,
 ): Promise<Record<string, string[]>> {
   const tables: Record<string, string[]> = {};
-  for (const { table } of COLUMNAR_TABLES) {
-    const columns = columnNames(table);
-    const rows = await run(`SELECT ${columns.join(', ')} FROM ${table.name}`);
-    tables[table.name] = rows.map((row) => JSON.stringify(columns.map((c) => text(row[c])))).sort();
+  const all = [
+    ...COLUMNAR_TABLES.map(({ table }) => ({ name: table.name, columns: columnNames(table) })),
+    ...ROLLUPS.map((r) => ({
+      name: r.name,
+      columns: ['workspace_id', r.time, ...r.keys, ...r.sums, FACT_COUNT],
+    })),
+  ];
+  for (const { name, columns } of all) {
+    const rows = await run(`SELECT ${columns.join(', ')} FROM ${name}`);
+    tables[name] = rows.map((row) => JSON.stringify(columns.map((c) => text(row[c])))).sort();
   }
   return tables;
 }

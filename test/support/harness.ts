@@ -14,7 +14,7 @@ import {
   type TestFacts,
 } from './test-databases.js';
 
-export { AS_OF, DIALECTS, ENGINES, type Dialect } from './test-databases.js';
+export { AS_OF, DIALECTS, ENGINES, GOLDEN_SETUPS, type Dialect } from './test-databases.js';
 export const ALL_SCOPES: Scope[] = ['read:program', 'read:financial', 'read:workforce', 'read:pii'];
 export const WS = 'ws_business';
 export const OTHER_WS = 'ws_team';
@@ -32,6 +32,8 @@ export interface HarnessOptions {
   reportQueue?: number;
   /** What reports read: the columnar copy (the product's default) or the row store. */
   engine?: ReportEngineName;
+  /** Whether the columnar copy's rollups answer the reports they cover (VMS_READ_ROLLUPS); default on. */
+  rollups?: boolean;
   /** Prometheus metrics at GET /metrics (VMS_READ_METRICS=1); off by default, as in the product. */
   metrics?: boolean;
 }
@@ -67,7 +69,9 @@ export function staffToken(store: SqlStore, workspaceId = WS): Promise<string> {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = await openTestDatabase(options.dialect ?? 'sqlite');
   const { store } = database;
-  const facts = await openTestFacts(database, options.engine ?? 'columnar');
+  const facts = await openTestFacts(database, options.engine ?? 'columnar', {
+    rollups: options.rollups,
+  });
   const { app, executor } = await createService({
     store,
     facts,

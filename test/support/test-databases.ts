@@ -23,6 +23,15 @@ export const TEST_PG_URL = process.env.VMS_READ_TEST_PG_URL;
 /** Every store, report and HTTP test runs once per dialect in this list (STYLE.md). */
 export const DIALECTS: readonly Dialect[] = TEST_PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
+/**
+ * Where the golden tests run: each dialect with the columnar copy's rollups (the default), and
+ * SQLite with them off (VMS_READ_ROLLUPS=off), so every golden answer holds both ways.
+ */
+export const GOLDEN_SETUPS: readonly { dialect: Dialect; rollups: boolean; label: string }[] = [
+  ...DIALECTS.map((dialect) => ({ dialect, rollups: true, label: dialect })),
+  { dialect: 'sqlite', rollups: false, label: 'sqlite, rollups off' },
+];
+
 export const AS_OF = '2026-06-30';
 export const TINY = { scale: 'tiny', seed: 7, asOf: AS_OF } as const;
 const TEMPLATE = 'vms_tiny_template';
@@ -148,11 +157,12 @@ export type TestFacts = ReportFacts & { close(): Promise<void> };
 export async function openTestFacts(
   database: TestDatabase,
   engine: ReportEngineName,
+  settings: { rollups?: boolean } = {},
 ): Promise<TestFacts> {
   if (engine === 'row') return openReportFacts(database.store, database.db, { engine });
   const root = mkdtempSync(join(tmpdir(), 'vms-read-facts-'));
   await writeColumnarFacts(database.store, database.db, { root });
-  const facts = await openReportFacts(database.store, database.db, { root });
+  const facts = await openReportFacts(database.store, database.db, { root, ...settings });
   return {
     reportConcurrency: facts.reportConcurrency,
     reportEngine: () => facts.reportEngine(),

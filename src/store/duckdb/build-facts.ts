@@ -9,6 +9,7 @@ import { COLUMNAR_TABLES } from './columnar-tables.js';
 import { duckdbDialect } from './duckdb-dialect.js';
 import { duckdbConfig, FACTS_META, utcConnection, type DuckdbSettings } from './duckdb-facts.js';
 import { wholeTableSql } from './fact-export.js';
+import { ensureRollups } from './rollup-tables.js';
 import { basePath, partialPath, removeStale } from './facts-files.js';
 
 /** Lines of CSV read from the row store per page. */
@@ -115,6 +116,7 @@ async function writeCopy(
       const lines = snapshot.lines(wholeTableSql(copy), [], PAGE);
       rows[copy.table.name] = await loadLines(connection, copy.table, lines, `${path}.csv`);
     }
+    await ensureRollups(connection);
     await connection.run(FACTS_META);
     await connection.run('INSERT INTO facts_meta VALUES (?, ?)', [
       snapshot.version.epoch,
@@ -131,7 +133,8 @@ async function writeCopy(
 /**
  * Writes a whole columnar copy (a base, facts-files.ts) of the report facts from one snapshot of
  * the row store into `dir`: each table of COLUMNAR_TABLES exported as CSV (a page at a time, a
- * million rows a file, in bounded memory) and read by DuckDB's CSV reader, then the data version
+ * million rows a file, in bounded memory) and read by DuckDB's CSV reader, its rollups
+ * (rollup-tables.ts) summed from those tables, then the data version
  * the snapshot held. Written under a temporary name and renamed into place, so a reader sees a
  * whole copy or none. Older bases, and files abandoned by processes that are gone, are removed.
  */

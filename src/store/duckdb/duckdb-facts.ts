@@ -3,6 +3,8 @@ import { ReportEngineFailedError, ReportTimeoutError } from '../../errors.js';
 import { stampOf, type DataVersion, type ReportEngine, type Row } from '../store.js';
 import { COLUMNAR_TABLES } from './columnar-tables.js';
 import { duckdbDialect } from './duckdb-dialect.js';
+import { ensureRollups, heldRollups } from './rollup-tables.js';
+import { ROLLUPS, type HeldRollup } from '../../semantic/rollups.js';
 
 /** How the engine may use the machine: its threads and its memory (DuckDB's own settings). */
 export interface DuckdbSettings {
@@ -10,6 +12,11 @@ export interface DuckdbSettings {
   threads?: number;
   /** DuckDB's buffer limit, e.g. '256MB' (its default is 80% of the machine's memory). */
   memoryLimit?: string;
+  /**
+   * Whether reports may read the copy's rollups (VMS_READ_ROLLUPS; default true). Off, every
+   * report reads the facts; the rollups are still written and kept, so a copy serves either way.
+   */
+  rollups?: boolean;
 }
 
 export const DEFAULT_FACTS_MEMORY = '256MB';
@@ -77,6 +84,8 @@ export class DuckdbFacts {
     private readonly writer: DuckDBConnection,
     version: DataVersion,
     readonly path: string,
+    /** The rollups reports may read: none when they are off. */
+    private rollups: readonly HeldRollup[] | undefined,
   ) {
     this.idle = connections;
     this.current = this.at(version);
@@ -87,6 +96,7 @@ export class DuckdbFacts {
       name: 'duckdb',
       dialect: duckdbDialect,
       dataStamp: stampOf(version),
+      rollups: this.rollups,
       run: (sql, params, timeoutMs) => this.run(sql, params, timeoutMs),
     };
     return { version, engine };
@@ -108,7 +118,7 @@ export class DuckdbFacts {
   static async open(
     path: string,
     connections: number,
-    settings: DuckdbSettings = {},
+    settings: DuckdbSettings & { log?: (message: string) => void } = {},
   ): Promise<DuckdbFacts> {
     const instance = await DuckDBInstance.create(path, duckdbConfig(settings, 'serve'));
     try {
@@ -117,12 +127,17 @@ export class DuckdbFacts {
       );
       const writer = await utcConnection(instance);
       const version = await heldVersion(writer);
+      // A copy from a base written before a rollup was defined (or defined otherwise) gets it now.
+      const written = await ensureRollups(writer);
+      if (written.length > 0)
+        settings.log?.(`rollups written in the columnar copy: ${written.join(', ')}`);
       // Read every column on every connection once, so the first reports do not pay for the
       // file's cold pages or a connection's first query.
+      const tables = [...COLUMNAR_TABLES.map((c) => c.table.name), ...ROLLUPS.map((r) => r.name)];
       for (const connection of pool)
-        for (const { table } of COLUMNAR_TABLES)
-          await connection.run(`SELECT MIN(COLUMNS(*)) FROM ${table.name}`);
-      const facts = new DuckdbFacts(instance, pool, writer, version, path);
+        for (const table of tables) await connection.run(`SELECT MIN(COLUMNS(*)) FROM ${table}`);
+      const rollups = settings.rollups === false ? undefined : await heldRollups(writer);
+      const facts = new DuckdbFacts(instance, pool, writer, version, path, rollups);
       // And a query shaped like a report, through the same path (binding, reading, converting).
       await facts.run(
         'SELECT status AS d0, COUNT(*) AS m0 FROM invoices WHERE workspace_id <> ? GROUP BY 1 ORDER BY 1 LIMIT ?',
@@ -163,6 +178,7 @@ export class DuckdbFacts {
       await this.writer.run('ROLLBACK').catch(() => {});
       throw error;
     }
+    if (this.rollups) this.rollups = await heldRollups(this.writer);
     this.current = this.at(version);
   }
 
