@@ -1,16 +1,16 @@
 // Report latency on an existing seeded database, in one run: for each typical query on the
-// biggest workspace, the service answering from the columnar copy (first query after a start
-// warmed as `serve` warms, p50,
-// p95), the engine's own time for the same compiled SQL, the service on the row store alone, the
-// fastest hand-written SQL on each engine, and cached repeats. Prints a table; with --out writes
+// biggest workspace, the service answering from the columnar copy with its rollups and without
+// them (VMS_READ_ROLLUPS=off; the two answers must be equal), each with the first query after a
+// start warmed as `serve` warms, p50, p95 and the engine's own time for the same compiled SQL;
+// then the service on the row store alone, the fastest hand-written SQL on each engine, and
+// cached repeats. Prints a table; with --out writes
 // JSON. Usage: npm run build && node bench/reports.mjs --db <file | postgres://…> [--runs 21]
 import Database from 'better-sqlite3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createToken } from '../dist/src/auth/tokens.js';
-import { warmReports } from '../dist/src/operations/warm-up.js';
-import { createService } from '../dist/src/service.js';
+import { createService, warmService } from '../dist/src/service.js';
 import {
   isPostgresUrl,
   openReportFacts,
@@ -62,9 +62,12 @@ const token = await createToken(
   new Date(),
 );
 
-/** A service over the store whose reports read `engine`; records each engine call's SQL and time. */
-async function serviceOn(engine, cacheReports) {
-  const facts = await openReportFacts(store, values.db, { engine });
+/**
+ * A service over the store whose reports read `engine` (the columnar copy with or without its
+ * rollups, or the row store); records each engine call's SQL and time.
+ */
+async function serviceOn(engine, cacheReports, rollups = true) {
+  const facts = await openReportFacts(store, values.db, { engine, rollups });
   const calls = [];
   const engineOf = facts.reportEngine.bind(facts);
   const recording = Object.create(facts);
@@ -89,8 +92,8 @@ async function serviceOn(engine, cacheReports) {
     cacheReads: cacheReports,
     reportTimeoutMs: 60_000,
   });
-  // As `serve` starts: warmed before its first request (src/operations/warm-up.ts).
-  const warm = await warmReports(executor, await store.listWorkspaces(), log);
+  // As `serve` starts: warmed before its first request (warmService, src/service.ts).
+  const warm = await warmService({ app, executor }, await store.listWorkspaces(), log);
   log(`${engine}: warmed ${warm.queries} reports in ${warm.ms} ms (${warm.failed} failed)`);
   calls.length = 0;
   const ask = async (body) => {
@@ -111,36 +114,61 @@ const RAW_DUCKDB = {
   'spend by supplier and month, one year': `SELECT supplier_ref, substr(invoice_period, 1, 7) AS month, SUM(amount_cents) AS spend
     FROM report_invoice_lines WHERE workspace_id = $ws AND invoice_status IN ('issued', 'pushed')
     AND invoice_period BETWEEN '2025-01-01' AND '2025-12-31' GROUP BY 1, 2 ORDER BY 1, 2`,
+  'spend by supplier and month, unaligned range': `SELECT supplier_ref, substr(invoice_period, 1, 7) AS month, SUM(amount_cents) AS spend
+    FROM report_invoice_lines WHERE workspace_id = $ws AND invoice_status IN ('issued', 'pushed')
+    AND invoice_period BETWEEN '2025-01-15' AND '2025-12-14' GROUP BY 1, 2 ORDER BY 1, 2`,
   'hours by org unit': `SELECT org_unit_key, SUM(minutes) / 60.0 AS hours FROM report_time_entries
     WHERE workspace_id = $ws GROUP BY 1 ORDER BY 1`,
   'invoice count by status': `SELECT status, COUNT(*) AS n FROM invoices WHERE workspace_id = $ws GROUP BY 1 ORDER BY 1`,
 };
 
-const results = [];
-const columnar = await serviceOn('columnar', false);
-for (const [name, body] of Object.entries(TYPICAL_QUERIES)) {
-  log(`${name}: columnar`);
-  const firstStarted = performance.now();
-  const first = await columnar.ask(body);
-  const firstMs = performance.now() - firstStarted;
-  columnar.calls.length = 0;
-  const serviceTimes = await timeRuns(RUNS, () => columnar.ask(body));
-  const engineTimes = columnar.calls.map((c) => c.ms);
-  const { sql, params, engine } = columnar.calls[0];
-  if (engine !== 'duckdb') throw new Error(`answered by ${engine}, not the columnar copy`);
-  results.push({
-    name,
-    rows: first.rows.length,
-    columnar: {
-      firstAfterStartMs: round(firstMs),
-      p50Ms: quantile(serviceTimes, 0.5),
-      p95Ms: quantile(serviceTimes, 0.95),
-      engineP50Ms: quantile(engineTimes, 0.5),
-    },
-    compiled: { sql, params },
-  });
+/** Each typical report on the columnar copy: first after a start, p50, p95, the engine's time. */
+async function measureColumnar(rollups) {
+  const columnar = await serviceOn('columnar', false, rollups);
+  const measured = [];
+  for (const [name, body] of Object.entries(TYPICAL_QUERIES)) {
+    log(`${name}: columnar, rollups ${rollups ? 'on' : 'off'}`);
+    const firstStarted = performance.now();
+    const first = await columnar.ask(body);
+    const firstMs = performance.now() - firstStarted;
+    columnar.calls.length = 0;
+    const serviceTimes = await timeRuns(RUNS, () => columnar.ask(body));
+    const engineTimes = columnar.calls.map((c) => c.ms);
+    const { sql, params, engine } = columnar.calls[0];
+    if (engine !== 'duckdb') throw new Error(`answered by ${engine}, not the columnar copy`);
+    measured.push({
+      name,
+      rows: first.rows.length,
+      answer: first.rows,
+      stats: {
+        firstAfterStartMs: round(firstMs),
+        p50Ms: quantile(serviceTimes, 0.5),
+        p95Ms: quantile(serviceTimes, 0.95),
+        engineP50Ms: quantile(engineTimes, 0.5),
+        rollup: /FROM (rollup_[a-z_]+)/.exec(sql)?.[1] ?? null,
+      },
+      compiled: { sql, params },
+    });
+  }
+  await columnar.close();
+  return measured;
 }
-await columnar.close();
+
+const withRollups = await measureColumnar(true);
+const withoutRollups = await measureColumnar(false);
+const results = withRollups.map(({ name, rows, answer, stats, compiled }, i) => {
+  const off = withoutRollups[i];
+  if (JSON.stringify(answer) !== JSON.stringify(off.answer))
+    throw new Error(`${name}: the answer with rollups differs from the one without`);
+  return {
+    name,
+    rows,
+    columnar: stats,
+    columnarNoRollups: off.stats,
+    compiled,
+    compiledNoRollups: off.compiled,
+  };
+});
 
 const cached = await serviceOn('columnar', true);
 for (const result of results) {
@@ -173,10 +201,15 @@ for (const result of results) {
   await connection.runAndReadAll(raw, { ws: workspace });
   const duckTimes = await timeRuns(RUNS, () => connection.runAndReadAll(raw, { ws: workspace }));
   result.handWritten = { duckdbP50Ms: quantile(duckTimes, 0.5) };
-  const compiledTimes = await timeRuns(RUNS, () =>
-    connection.runAndReadAll(result.compiled.sql, result.compiled.params),
-  );
-  result.columnar.compiledSqlDirectP50Ms = quantile(compiledTimes, 0.5);
+  for (const [stats, compiled] of [
+    [result.columnar, result.compiled],
+    [result.columnarNoRollups, result.compiledNoRollups],
+  ]) {
+    const times = await timeRuns(RUNS, () =>
+      connection.runAndReadAll(compiled.sql, compiled.params),
+    );
+    stats.compiledSqlDirectP50Ms = quantile(times, 0.5);
+  }
   if (sqlite) {
     const statement = sqlite.prepare(RAW_REPORTS[result.name].replaceAll("'ws_business'", '?'));
     const times = await timeRuns(Math.min(RUNS, 11), () => statement.all(workspace));
@@ -187,6 +220,7 @@ for (const result of results) {
     2,
   );
   delete result.compiled;
+  delete result.compiledNoRollups;
 }
 connection.closeSync();
 duck.closeSync();
@@ -199,9 +233,12 @@ console.table(
     report: r.name,
     'first ms': r.columnar.firstAfterStartMs,
     'first/p50': round(r.columnar.firstAfterStartMs / r.columnar.p50Ms, 1),
+    rollup: r.columnar.rollup ?? '-',
     'p50 ms': r.columnar.p50Ms,
     'p95 ms': r.columnar.p95Ms,
     'engine SQL ms': r.columnar.compiledSqlDirectP50Ms,
+    'p50 ms, rollups off': r.columnarNoRollups.p50Ms,
+    'engine SQL ms, rollups off': r.columnarNoRollups.compiledSqlDirectP50Ms,
     'service/engine': r.serviceOverEngine,
     'cached ms': r.cachedRepeat.p50Ms,
     'row store ms': r.rowStore.p50Ms,

@@ -17,7 +17,8 @@ import { ReportGate } from './operations/report-gate.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { CatalogCache } from './operations/catalog-cache.js';
 import { ResultCache } from './operations/result-cache.js';
-import type { ReportFacts, Store } from './store/store.js';
+import type { ReportFacts, Store, Workspace } from './store/store.js';
+import { warmReports, type WarmUp } from './operations/warm-up.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -159,4 +160,20 @@ export async function createService(
   log.to = app.log;
   app.addHook('onClose', () => executor.close());
   return { app, executor };
+}
+
+/**
+ * Warm from the start (issue 23): one small report per view of each workspace through the
+ * executor (src/operations/warm-up.ts), then one request through the app (`/healthz`, in process):
+ * a Fastify app's first request pays about 9 ms of first-time work (the router, hooks, reply
+ * path) that no later one does. `serve` runs this before it listens.
+ */
+export async function warmService(
+  { app, executor }: { app: FastifyInstance; executor: Executor },
+  workspaces: readonly Workspace[],
+  log: (message: string, failure?: unknown) => void,
+): Promise<WarmUp> {
+  const warm = await warmReports(executor, workspaces, log);
+  await app.inject({ method: 'GET', url: '/healthz' }).catch(() => {});
+  return warm;
 }

@@ -65,7 +65,8 @@ export async function listen(
       logs.to ? write(logs.to, message, failure) : logs.early.push([message, failure]),
   });
   // Loaded here, not at start: the other commands start without the server's modules.
-  const { createService, serviceSettings, STORE_TIMEOUT_MS } = await import('../service.js');
+  const { createService, serviceSettings, STORE_TIMEOUT_MS, warmService } =
+    await import('../service.js');
   const { app, executor } = await createService({
     store,
     facts,
@@ -75,9 +76,10 @@ export async function listen(
   logs.to = app.log;
   for (const [message, failure] of logs.early.splice(0)) write(app.log, message, failure);
   // Warm before listening: /healthz answers once the first report costs about what the next do.
-  const { warmReports } = await import('../operations/warm-up.js');
-  const warm = await warmReports(executor, await store.listWorkspaces(), (message, failure) =>
-    write(app.log, message, failure),
+  const warm = await warmService(
+    { app, executor },
+    await store.listWorkspaces(),
+    (message, failure) => write(app.log, message, failure),
   );
   app.log.info(`reports warmed: ${warm.queries} queries (${warm.failed} failed) in ${warm.ms} ms`);
   let listening: string;

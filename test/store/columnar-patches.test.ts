@@ -4,69 +4,21 @@
  * holds; a new copy is written only for a new epoch (facts refresh) or a change larger than a
  * patch is worth; a failure is logged once, cleaned up and retried, while the row store answers.
  */
-import { DuckDBInstance } from '@duckdb/node-api';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { FACT_COUNT, ROLLUPS } from '../../src/semantic/rollups.js';
 import { buildColumnarFacts } from '../../src/store/duckdb/build-facts.js';
-import { COLUMNAR_TABLES } from '../../src/store/duckdb/columnar-tables.js';
 import { ColumnarReports } from '../../src/store/duckdb/columnar-reports.js';
 import { stampOf } from '../../src/store/store.js';
-import { columnNames } from '../../src/store/table.js';
 import { DIALECTS } from '../support/harness.js';
 import { applyLoad, loadSteps } from '../support/random-loads.js';
+import { contents, wholeCopy } from '../support/columnar-contents.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
 const WS = 'ws_business';
-
-const text = (value: unknown) =>
-  value === null ? null : typeof value === 'bigint' ? String(value) : String(value);
-
-/**
- * Every row of every columnar table and rollup, sorted, as text: what two copies are compared
- * by. So a patched copy's rollups are checked against rollups summed whole.
- */
-async function contents(
-  run: (sql: string) => Promise<Record<string, unknown>[]>,
-): Promise<Record<string, string[]>> {
-  const tables: Record<string, string[]> = {};
-  const all = [
-    ...COLUMNAR_TABLES.map(({ table }) => ({ name: table.name, columns: columnNames(table) })),
-    ...ROLLUPS.map((r) => ({
-      name: r.name,
-      columns: ['workspace_id', r.time, ...r.keys, ...r.sums, FACT_COUNT],
-    })),
-  ];
-  for (const { name, columns } of all) {
-    const rows = await run(`SELECT ${columns.join(', ')} FROM ${name}`);
-    tables[name] = rows.map((row) => JSON.stringify(columns.map((c) => text(row[c])))).sort();
-  }
-  return tables;
-}
-
-/** The contents of a copy written whole, now, from the row store. */
-async function wholeCopy(db: TestDatabase): Promise<Record<string, string[]>> {
-  const dir = mkdtempSync(join(tmpdir(), 'vms-read-whole-'));
-  try {
-    const built = await buildColumnarFacts(db.store, dir);
-    const instance = await DuckDBInstance.create(built.path, { access_mode: 'READ_ONLY' });
-    try {
-      const connection = await instance.connect();
-      const read = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjects();
-      const result = await contents(read);
-      connection.closeSync();
-      return result;
-    } finally {
-      instance.closeSync();
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 for (const dialect of DIALECTS) {
   describe(`columnar copies that follow the row store by delta (${dialect})`, () => {
