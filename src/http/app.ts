@@ -20,7 +20,7 @@ import { errorAnswer, installErrorHandling } from './error-handling.js';
 import { installJsonBodyParser } from './json-body.js';
 import { installMetrics } from './metrics-route.js';
 import { mountOpenApi } from './openapi/route.js';
-import { mountOperation } from './routes.js';
+import { mountOperation, operationSerializers } from './routes.js';
 import { mountWebApp } from './web-app.js';
 import { serverOrigin, type OriginConfig } from './server-origin.js';
 import {
@@ -182,8 +182,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await mountOpenApi(app, deps.operations);
   await mountWebApp(app);
-  for (const operation of deps.operations) mountOperation(app, deps.executor, operation);
-  mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), origin, answer, watchAnswer);
+  const serializers = operationSerializers(deps.operations);
+  for (const operation of deps.operations)
+    mountOperation(app, deps.executor, operation, serializers.get(operation.name)!);
+  mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), serializers, {
+    origin,
+    errorAnswer: answer,
+    watchAnswer,
+  });
 
   app.decorate('drainAndClose', async (drainMs: number) => {
     closing = true;

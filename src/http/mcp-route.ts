@@ -14,7 +14,9 @@ import type { WatchAnswer } from './slow-readers.js';
 import type { Executor } from '../operations/executor.js';
 import { guardTransport, JSON_RPC, jsonRpcErrorBody } from '../mcp/protocol-errors.js';
 import { createMcpServer } from '../mcp/server.js';
-import type { Toolset } from '../mcp/tools.js';
+import { runTool, type Toolset } from '../mcp/tools.js';
+import type { EnvelopeSerializer } from './envelope-serializer.js';
+import { directToolCall, toolCallResponse } from './mcp-tool-call.js';
 
 const MCP_PATH = '/mcp';
 const MCP_METADATA_PATH = `${RESOURCE_METADATA_PATH}${MCP_PATH}`;
@@ -63,18 +65,19 @@ function mcpErrorAnswer(rest: ErrorAnswer): ErrorAnswer {
 
 /**
  * Streamable HTTP at POST /mcp, stateless: each request is authenticated and counted against the
- * quota once (initialize, tools/list and ping included), then gets its own server and transport;
- * tool calls go through the executor like HTTP does. Also serves the RFC 9728 resource metadata
+ * quota once (initialize, tools/list and ping included); a plain tool call is answered directly
+ * (mcp-tool-call.ts), anything else gets its own server and transport of the SDK; tool calls go
+ * through the executor like HTTP does. Also serves the RFC 9728 resource metadata
  * that 401 challenges point at: the API's at the root, the MCP endpoint's under /mcp.
  */
 export function mountMcpHttp(
   app: FastifyInstance,
   executor: Executor,
   toolset: Toolset,
-  origin: ServerOrigin,
-  errorAnswer: ErrorAnswer,
-  watchAnswer: WatchAnswer,
+  serializers: ReadonlyMap<string, EnvelopeSerializer>,
+  http: { origin: ServerOrigin; errorAnswer: ErrorAnswer; watchAnswer: WatchAnswer },
 ): void {
+  const { origin, errorAnswer, watchAnswer } = http;
   const metadata = (resourcePath: string) => ({
     resource: `${origin.own()}${resourcePath}`,
     resource_name: resourcePath ? 'vms-read MCP' : 'vms-read API',
@@ -114,12 +117,15 @@ export function mountMcpHttp(
         return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.protocolVersion));
       const principal = request.principal as Principal;
       const { receivedAt } = request;
-      const server = createMcpServer(
-        executor,
-        toolset,
-        async () => ({ principal, receivedAt }),
-        request.log,
-      );
+      const caller = async () => ({ principal, receivedAt });
+      const direct = directToolCall(request, toolset);
+      if (direct) {
+        const outcome = await runTool(executor, toolset, caller, direct.params, request.log);
+        return reply
+          .type('application/json')
+          .send(toolCallResponse(direct.id, outcome, serializers));
+      }
+      const server = createMcpServer(executor, toolset, caller, request.log);
       const transport = guardTransport(
         new StreamableHTTPServerTransport({
           sessionIdGenerator: undefined,

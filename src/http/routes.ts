@@ -9,7 +9,7 @@ import {
   repeatedParameterMessage,
 } from '../operations/strictness.js';
 import { authorizationOf } from './authorization.js';
-import { envelopeSerializer } from './envelope-serializer.js';
+import { envelopeSerializer, type EnvelopeSerializer } from './envelope-serializer.js';
 import SEED_EXAMPLES from './openapi/seed-examples.json' with { type: 'json' };
 
 /** An operation's answer as the seed gives it (the OpenAPI example's data), to warm its serializer. */
@@ -47,6 +47,13 @@ export async function authenticateAndAdmit(
   request.principal = principal;
 }
 
+/** Each operation's envelope serializer, compiled (and warmed) once: REST and MCP send its bytes. */
+export function operationSerializers(
+  operations: readonly AnyOperation[],
+): ReadonlyMap<string, EnvelopeSerializer> {
+  return new Map(operations.map((op) => [op.name, envelopeSerializer(op, exampleAnswer(op.name))]));
+}
+
 /**
  * Mounts one operation as a route. Authentication and quota run in `onRequest`; strictness,
  * scope and the operation follow in the executor. Validation is the executor's (shared with
@@ -56,8 +63,8 @@ export function mountOperation(
   app: FastifyInstance,
   executor: Executor,
   operation: AnyOperation,
+  serialize: EnvelopeSerializer,
 ): void {
-  const serialize = envelopeSerializer(operation, exampleAnswer(operation.name));
   app.route({
     method: operation.method,
     url: operation.path,

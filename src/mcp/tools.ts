@@ -81,30 +81,47 @@ function refusedCall(
   return new ProtocolError(code);
 }
 
+/** What a tool call came to: the operation's data, or the error body HTTP would have answered. */
+export type ToolOutcome =
+  | { ok: true; operation: AnyOperation; data: unknown; requestId: string }
+  | { ok: false; body: unknown };
+
+/** The tool `params` call and its arguments, or the protocol error malformed params or an unknown tool get. */
+export function resolveTool(
+  { byName }: Toolset,
+  params: unknown,
+):
+  | { operation: AnyOperation; args: Record<string, unknown> }
+  | { refused: (typeof JSON_RPC)['toolCallParams' | 'unknownTool'] } {
+  if (!isObject(params) || typeof params.name !== 'string')
+    return { refused: JSON_RPC.toolCallParams };
+  const args = params.arguments ?? {};
+  if (!isObject(args)) return { refused: JSON_RPC.toolCallParams };
+  const operation = byName.get(params.name);
+  return operation ? { operation, args } : { refused: JSON_RPC.unknownTool };
+}
+
 /**
  * Runs a tool through the same executor as HTTP (strictness, scope, visibility). A refusal is a
- * normal result; what HTTP answers with 401/403/404/429/5xx becomes `isError` with the error
- * body as text, and is logged as HTTP logs it (500 error, other 5xx warn) with the tool's name
- * and the body's request_id. Malformed params and an unknown tool are protocol errors, not results.
+ * normal result; what HTTP answers with 401/403/404/429/5xx becomes an error outcome with the
+ * error body, logged as HTTP logs it (500 error, other 5xx warn) with the tool's name and the
+ * body's request_id. Malformed params and an unknown tool are protocol errors, not results.
  * With metrics on, each call is counted (transport mcp) under its tool's name with the status
  * HTTP would have answered (200 for a result, a refusal included); a protocol error as `none` 404,
  * as REST counts an unknown path.
  */
-export async function callTool(
+export async function runTool(
   executor: Executor,
-  { byName }: Toolset,
+  toolset: Toolset,
   caller: Caller,
   params: unknown,
   logger?: ErrorLogger,
-): Promise<CallToolResult> {
+): Promise<ToolOutcome> {
   const { metrics } = executor.deps;
   let started = metrics ? monotonicNow() : 0;
-  if (!isObject(params) || typeof params.name !== 'string')
-    throw refusedCall(metrics, started, JSON_RPC.toolCallParams);
-  const args = params.arguments ?? {};
-  if (!isObject(args)) throw refusedCall(metrics, started, JSON_RPC.toolCallParams);
-  const operation = byName.get(params.name);
-  if (!operation) throw refusedCall(metrics, started, JSON_RPC.unknownTool);
+  const tool = resolveTool(toolset, params);
+  if ('refused' in tool) throw refusedCall(metrics, started, tool.refused);
+  const { operation, args } = tool;
   const requestId = randomUUID();
   try {
     const { principal, receivedAt } = await caller();
@@ -115,10 +132,7 @@ export async function callTool(
       receivedAt,
     });
     countCall(metrics, started, operation.name, 200);
-    return {
-      content: [{ type: 'text', text: JSON.stringify({ data, request_id: requestId }) }],
-      structuredContent: data as Record<string, unknown>,
-    };
+    return { ok: true, operation, data, requestId };
   } catch (error) {
     const outcome = errorOutcome(error, requestId);
     countCall(metrics, started, operation.name, outcome.status);
@@ -127,6 +141,27 @@ export async function callTool(
         tool: operation.name,
         tool_request_id: requestId,
       });
-    return { content: [{ type: 'text', text: JSON.stringify(outcome.body) }], isError: true };
+    return { ok: false, body: outcome.body };
   }
+}
+
+/**
+ * A tool call's result as MCP carries it: the answer as text (`{data, request_id}`, the bytes
+ * HTTP sends) and as `structuredContent`; an error as text with `isError`.
+ */
+export async function callTool(
+  executor: Executor,
+  toolset: Toolset,
+  caller: Caller,
+  params: unknown,
+  logger?: ErrorLogger,
+): Promise<CallToolResult> {
+  const outcome = await runTool(executor, toolset, caller, params, logger);
+  if (!outcome.ok)
+    return { content: [{ type: 'text', text: JSON.stringify(outcome.body) }], isError: true };
+  const { data, requestId } = outcome;
+  return {
+    content: [{ type: 'text', text: JSON.stringify({ data, request_id: requestId }) }],
+    structuredContent: data as Record<string, unknown>,
+  };
 }
