@@ -67,7 +67,7 @@ export interface Config {
    * the system's temporary directory for PostgreSQL. Each database gets a folder of its own.
    */
   factsDir: string | undefined;
-  /** VMS_READ_FACTS_MEMORY: DuckDB's memory limit, e.g. 256MB (the default) or 1GB. */
+  /** VMS_READ_FACTS_MEMORY: DuckDB's memory limit, e.g. 256MB or 1GB (default 96MB serving, 256MB writing a copy). */
   factsMemory: string | undefined;
   /**
    * VMS_READ_ROLLUPS: `on` (default: reports the columnar copy's rollups cover read them) or

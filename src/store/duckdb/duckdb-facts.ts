@@ -19,7 +19,13 @@ export interface DuckdbSettings {
   rollups?: boolean;
 }
 
-export const DEFAULT_FACTS_MEMORY = '256MB';
+/**
+ * DuckDB's memory limit by use, unless VMS_READ_FACTS_MEMORY sets one for all: a serving copy
+ * answers most reports from its rollups and had filled a larger buffer pool with fact columns it
+ * read once at open (256MB: 445 MB RSS at start at the large seed; 96MB: 290 MB, the same report
+ * times, issue 23); a base being written sums its rollups over every fact and keeps 256MB.
+ */
+export const DEFAULT_FACTS_MEMORY = { serve: '96MB', build: '256MB', read: '256MB' } as const;
 
 /**
  * An instance's configuration from the settings: `serve` for a copy that answers reports (and
@@ -31,7 +37,7 @@ export function duckdbConfig(
 ): Record<string, string> {
   return {
     threads: String(settings.threads ?? 2),
-    memory_limit: settings.memoryLimit ?? DEFAULT_FACTS_MEMORY,
+    memory_limit: settings.memoryLimit ?? DEFAULT_FACTS_MEMORY[use],
     // Hand memory freed after each query back to the system rather than keep it in the allocator.
     allocator_flush_threshold: '8MB',
     // A base is loaded from files already in key order, a part of a file per thread: each row

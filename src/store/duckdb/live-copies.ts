@@ -23,11 +23,14 @@ export interface LiveCopyOptions extends DuckdbSettings {
   log?: (message: string, failure?: unknown) => void;
 }
 
-/** Removes a copy and its write-ahead log; a folder that is gone or replaced is no error here. */
+/**
+ * Removes a copy, its write-ahead log and DuckDB's folder of spilled data (`.tmp`: a query larger
+ * than the memory limit spills there); a folder that is gone or replaced is no error here.
+ */
 export function removeCopy(path: string): void {
-  for (const file of [path, `${path}.wal`])
+  for (const file of [path, `${path}.wal`, `${path}.tmp`])
     try {
-      rmSync(file, { force: true });
+      rmSync(file, { force: true, recursive: true });
     } catch {
       // Nothing to remove where the folder was.
     }
