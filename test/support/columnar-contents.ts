@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { FACT_COUNT, ROLLUPS } from '../../src/semantic/rollups.js';
 import { buildColumnarFacts } from '../../src/store/duckdb/build-facts.js';
 import { COLUMNAR_TABLES } from '../../src/store/duckdb/columnar-tables.js';
+import { valuesOf } from '../../src/store/duckdb/rollup-tables.js';
 import { columnNames } from '../../src/store/table.js';
 import type { TestDatabase } from './test-databases.js';
 
@@ -27,7 +28,13 @@ export async function contents(
     ...COLUMNAR_TABLES.map(({ table }) => ({ name: table.name, columns: columnNames(table) })),
     ...ROLLUPS.map((r) => ({
       name: r.name,
-      columns: ['workspace_id', r.time, ...r.keys, ...r.sums, FACT_COUNT],
+      columns: [
+        'workspace_id',
+        r.time,
+        ...r.keys,
+        ...r.sums.flatMap((sum) => [sum, valuesOf(sum)]),
+        FACT_COUNT,
+      ],
     })),
   ];
   for (const { name, columns } of all) {

@@ -92,6 +92,8 @@ export class DuckdbFacts {
     readonly path: string,
     /** The rollups reports may read: none when they are off. */
     private rollups: readonly HeldRollup[] | undefined,
+    /** DuckDB's memory limit while serving, and while a patch runs (it holds both versions). */
+    private readonly memory: { serve: string; patch: string },
   ) {
     this.idle = connections;
     this.current = this.at(version);
@@ -143,7 +145,10 @@ export class DuckdbFacts {
       for (const connection of pool)
         for (const table of tables) await connection.run(`SELECT MIN(COLUMNS(*)) FROM ${table}`);
       const rollups = settings.rollups === false ? undefined : await heldRollups(writer);
-      const facts = new DuckdbFacts(instance, pool, writer, version, path, rollups);
+      const facts = new DuckdbFacts(instance, pool, writer, version, path, rollups, {
+        serve: settings.memoryLimit ?? DEFAULT_FACTS_MEMORY.serve,
+        patch: settings.memoryLimit ?? DEFAULT_FACTS_MEMORY.build,
+      });
       // And a query shaped like a report, through the same path (binding, reading, converting).
       await facts.run(
         'SELECT status AS d0, COUNT(*) AS m0 FROM invoices WHERE workspace_id <> ? GROUP BY 1 ORDER BY 1 LIMIT ?',
@@ -172,6 +177,22 @@ export class DuckdbFacts {
    * answer from the copy as it was until it commits. A failure rolls it all back.
    */
   async patch(version: DataVersion, work: (connection: DuckDBConnection) => Promise<void>) {
+    // A patch keeps the rows it replaces until it commits: it runs with a copy's build limit
+    // (a patch of 27,000 scattered rows ran out of 96MB), set back once it is over.
+    await this.writer.run(`SET memory_limit = '${this.memory.patch}'`);
+    try {
+      await this.transaction(version, work);
+    } finally {
+      await this.writer.run(`SET memory_limit = '${this.memory.serve}'`).catch(() => {});
+    }
+    if (this.rollups) this.rollups = await heldRollups(this.writer);
+    this.current = this.at(version);
+  }
+
+  private async transaction(
+    version: DataVersion,
+    work: (connection: DuckDBConnection) => Promise<void>,
+  ): Promise<void> {
     await this.writer.run('BEGIN TRANSACTION');
     try {
       await work(this.writer);
@@ -184,8 +205,6 @@ export class DuckdbFacts {
       await this.writer.run('ROLLBACK').catch(() => {});
       throw error;
     }
-    if (this.rollups) this.rollups = await heldRollups(this.writer);
-    this.current = this.at(version);
   }
 
   private take(): Promise<DuckDBConnection> {

@@ -5,7 +5,7 @@ import { COLUMNAR_TABLES, type ColumnarTable } from './columnar-tables.js';
 import type { DuckdbFacts } from './duckdb-facts.js';
 import { deltaSql, MOVED_SQL, type MovedRecords } from './fact-export.js';
 import { partialPath } from './facts-files.js';
-import { noteTouchedMonths, refreshTouchedMonths } from './rollup-tables.js';
+import { applyRollupChange } from './rollup-tables.js';
 
 /**
  * About how many rows a patch from `version` would bring, before reading them: the records
@@ -84,8 +84,8 @@ interface Delta {
  * Brings `facts` from its data version to the row store's by applying what changed in between
  * (DESIGN §4.11): from one snapshot of the row store, each columnar table's changed rows
  * (fact-export.ts) go to a scratch CSV file; then, in one DuckDB transaction, each table's rows
- * with those ids are replaced by them, and its rollups are summed again for the months the old
- * and new rows fall in (rollup-tables.ts). Reports keep reading the copy as it was until the
+ * with those ids are replaced by them, and what that changed is added to its rollups
+ * (rollup-tables.ts). Reports keep reading the copy as it was until the
  * transaction commits. Scratch files are removed, whatever happens.
  */
 export async function patchColumnarFacts(
@@ -136,11 +136,17 @@ export async function patchColumnarFacts(
           if (rows === 0) continue;
           const name = copy.table.name;
           await connection.run(`CREATE TEMP TABLE delta AS ${readCsvSql(copy.table, file)}`);
-          const rolledUp = await noteTouchedMonths(connection, name);
-          await connection.run(`DELETE FROM ${name} WHERE id IN (SELECT id FROM delta)`);
+          // The rows replaced, found by id once (a scan of the table), then removed by row id.
+          await connection.run(
+            `CREATE TEMP TABLE replaced AS SELECT rowid AS replaced_row, * FROM ${name} WHERE id IN (SELECT id FROM delta)`,
+          );
+          await connection.run(
+            `DELETE FROM ${name} WHERE rowid IN (SELECT replaced_row FROM replaced)`,
+          );
           await connection.run(`INSERT INTO ${name} SELECT * FROM delta`);
-          if (rolledUp) await refreshTouchedMonths(connection, name);
+          await applyRollupChange(connection, name);
           await connection.run('DROP TABLE delta');
+          await connection.run('DROP TABLE replaced');
         }
       })
       .catch((error: unknown) => Promise.reject(new PatchApplyError(error)));

@@ -8,16 +8,13 @@ import { duckdbDialect } from './duckdb-dialect.js';
 /**
  * The rollups of the columnar copy (src/semantic/rollups.ts says which and why): written with a
  * base, checked when a copy opens (a copy from before a rollup existed, or of another definition,
- * gets it written then), and kept exact by every patch, which sums again the months its changed
- * facts were in and are in now. `facts_rollups` names each rollup with its definition.
+ * gets it written then), and kept exact by every patch, which adds to them what it changed
+ * (applyRollupChange). `facts_rollups` names each rollup with its definition.
  */
-
-/** Months changed, as a share of a table's months, past which its rollups are summed whole. */
-const WHOLE_SHARE = 0.25;
 
 const ROLLUPS_META = 'facts_rollups';
 
-/** A rollup as a table: the workspace, the month's first day, the keys, the sums, the count. */
+/** A rollup as a table: the workspace, the month's first day, the keys, each sum and its count of values, the count of facts. */
 function rollupTable(rollup: Rollup): Table {
   const facts = COLUMNAR_TABLES.find((c) => c.table.name === rollup.table)?.table;
   if (!facts) throw new Error(`no columnar table ${rollup.table}`);
@@ -27,7 +24,12 @@ function rollupTable(rollup: Rollup): Table {
       workspace_id: 'text!',
       [rollup.time]: 'text!',
       ...Object.fromEntries(rollup.keys.map((k) => [k, facts.columns[k]])),
-      ...Object.fromEntries(rollup.sums.map((s) => [s, 'bigint'])),
+      ...Object.fromEntries(
+        rollup.sums.flatMap((s) => [
+          [s, 'bigint'],
+          [valuesOf(s), 'bigint!'],
+        ]),
+      ),
       [FACT_COUNT]: 'bigint!',
     },
     primaryKey: [],
@@ -40,13 +42,17 @@ function fillSql(rollup: Rollup, source: string, where = ''): string {
     'workspace_id',
     `substr(${rollup.time}, 1, 7) || '-01'`,
     ...rollup.keys,
-    ...rollup.sums.map((s) => `CAST(SUM(${s}) AS BIGINT)`),
+    ...rollup.sums.flatMap((s) => [`CAST(SUM(${s}) AS BIGINT)`, `COUNT(${s})`]),
     'COUNT(*)',
   ];
   return `INSERT INTO ${rollup.name} SELECT ${columns.join(', ')} FROM ${source}${where} GROUP BY ALL`;
 }
 
-const definitionOf = (rollup: Rollup) => JSON.stringify(rollup);
+/** A rollup's definition as a copy records it; `format` changes with the table's shape. */
+const definitionOf = (rollup: Rollup) => JSON.stringify({ format: 2, ...rollup });
+
+/** Beside each sum, how many values it sums (a sum of none is NULL): `<column>_values`. */
+export const valuesOf = (sum: string) => `${sum}_values`;
 
 async function writeRollup(connection: DuckDBConnection, rollup: Rollup): Promise<void> {
   await connection.run(`DROP TABLE IF EXISTS ${rollup.name}`);
@@ -104,94 +110,66 @@ export async function heldRollups(connection: DuckDBConnection): Promise<HeldRol
   return held;
 }
 
-/** The temporary table of the months a patch touches in a fact table. */
-const TOUCHED = 'touched_months';
+/** The temporary table of the facts a patch takes out (sign -1) and brings (sign 1). */
+const CHANGE = 'rollup_change';
 
 /**
- * Before a patch replaces the facts of `table` whose ids are in the temporary table `delta`:
- * notes the months (per workspace) of the rows it replaces and of the rows it brings. False when
- * the table has no rollups.
+ * After a patch replaced facts of `table` (the temporary tables `replaced`, the rows taken out,
+ * and `delta`, those brought in): adds the change to every rollup of `table`, exactly. Per
+ * rollup, the change is summed by its keys (facts taken out counted negative); the rollup's rows
+ * with those keys and the summed change are added up; those rows are replaced by the totals, and
+ * a row left with no facts goes. A sum is NULL where its count of values is 0, as SUM over no
+ * values is. So a patch costs what it changed, not the months it touched.
  */
-export async function noteTouchedMonths(
+export async function applyRollupChange(
   connection: DuckDBConnection,
   table: string,
-): Promise<boolean> {
+): Promise<void> {
   const rollups = ROLLUPS.filter((r) => r.table === table);
-  if (rollups.length === 0) return false;
-  const time = rollups[0].time;
+  if (rollups.length === 0) return;
+  const columns = [
+    ...new Set([
+      'workspace_id',
+      rollups[0].time,
+      ...rollups.flatMap((r) => [...r.keys, ...r.sums]),
+    ]),
+  ].join(', ');
   await connection.run(
-    `CREATE OR REPLACE TEMP TABLE ${TOUCHED} AS SELECT DISTINCT workspace_id, substr(${time}, 1, 7) || '-01' AS month FROM (` +
-      `SELECT workspace_id, ${time} FROM ${table} WHERE id IN (SELECT id FROM delta) ` +
-      `UNION ALL SELECT workspace_id, ${time} FROM delta)`,
+    `CREATE OR REPLACE TEMP TABLE ${CHANGE} AS SELECT ${columns}, -1 AS sign FROM replaced ` +
+      `UNION ALL SELECT ${columns}, 1 AS sign FROM delta`,
   );
-  return true;
-}
-
-const nextMonth = (month: string) => {
-  const d = new Date(`${month}T00:00:00Z`);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
-};
-
-/**
- * After the patch replaced the facts: sums again the months noted, in every rollup of `table`.
- * The facts of those months are read once, a month at a time (each a narrow range of the table's
- * row groups), into a scratch table the rollups are summed from; when more than a quarter of the
- * table's months changed, the rollups are summed whole from the table instead.
- */
-export async function refreshTouchedMonths(
-  connection: DuckDBConnection,
-  table: string,
-): Promise<void> {
-  const rollups = ROLLUPS.filter((r) => r.table === table);
-  const touched = (await connection.runAndReadAll(`SELECT workspace_id, month FROM ${TOUCHED}`))
-    .getRows()
-    .map(([workspace, month]) => ({ workspace: String(workspace), month: String(month) }));
-  if (touched.length > 0) await sumAgain(connection, table, rollups, touched);
-  await connection.run(`DROP TABLE ${TOUCHED}`);
-}
-
-async function sumAgain(
-  connection: DuckDBConnection,
-  table: string,
-  rollups: Rollup[],
-  touched: { workspace: string; month: string }[],
-): Promise<void> {
-  const months = Number(
-    (
-      await connection.runAndReadAll(
-        `SELECT COUNT(*) FROM (SELECT DISTINCT workspace_id, ${rollups[0].time} FROM ${rollups[0].name})`,
-      )
-    ).getRows()[0][0],
-  );
-  if (touched.length > WHOLE_SHARE * months) {
-    for (const rollup of rollups) {
-      await connection.run(`DELETE FROM ${rollup.name}`);
-      await connection.run(fillSql(rollup, table));
-    }
-  } else {
-    const time = rollups[0].time;
-    const columns = [
-      ...new Set(['workspace_id', time, ...rollups.flatMap((r) => [...r.keys, ...r.sums])]),
-    ];
-    const scratch = 'touched_facts';
-    const select = `SELECT ${columns.join(', ')} FROM ${table} WHERE workspace_id = ? AND ${time} >= ? AND ${time} < ?`;
-    await connection.run(`CREATE OR REPLACE TEMP TABLE ${scratch} AS ${select} LIMIT 0`, [
-      '',
-      '',
-      '',
+  for (const rollup of rollups) {
+    const keys = ['workspace_id', rollup.time, ...rollup.keys];
+    const same = keys.map((k) => `r.${k} IS NOT DISTINCT FROM d.${k}`).join(' AND ');
+    const summed = rollup.sums.flatMap((s) => [
+      `SUM(sign * ${s}) AS ${s}`,
+      `SUM(CASE WHEN ${s} IS NULL THEN 0 ELSE sign END) AS ${valuesOf(s)}`,
     ]);
-    for (const { workspace, month } of touched)
-      await connection.run(`INSERT INTO ${scratch} ${select}`, [
-        workspace,
-        month,
-        nextMonth(month),
-      ]);
-    for (const rollup of rollups) {
-      await connection.run(
-        `DELETE FROM ${rollup.name} r USING ${TOUCHED} t WHERE r.workspace_id = t.workspace_id AND r.${rollup.time} = t.month`,
-      );
-      await connection.run(fillSql(rollup, scratch));
-    }
-    await connection.run(`DROP TABLE ${scratch}`);
+    await connection.run(
+      `CREATE OR REPLACE TEMP TABLE rollup_step AS SELECT workspace_id, ` +
+        `substr(${rollup.time}, 1, 7) || '-01' AS ${rollup.time}, ${rollup.keys.join(', ')}, ` +
+        `${summed.join(', ')}, SUM(sign) AS ${FACT_COUNT} FROM ${CHANGE} GROUP BY ALL`,
+    );
+    const totals = [
+      ...rollup.sums.flatMap((s) => [`SUM(${s}) AS ${s}`, `SUM(${valuesOf(s)}) AS ${valuesOf(s)}`]),
+      `SUM(${FACT_COUNT}) AS ${FACT_COUNT}`,
+    ];
+    await connection.run(
+      `CREATE OR REPLACE TEMP TABLE rollup_total AS SELECT ${keys.join(', ')}, ${totals.join(', ')} FROM (` +
+        `SELECT r.* FROM ${rollup.name} r SEMI JOIN rollup_step d ON ${same} ` +
+        `UNION ALL BY NAME SELECT * FROM rollup_step) GROUP BY ALL`,
+    );
+    await connection.run(`DELETE FROM ${rollup.name} r USING rollup_step d WHERE ${same}`);
+    const row = [
+      ...keys,
+      ...rollup.sums.flatMap((s) => [`CASE WHEN ${valuesOf(s)} > 0 THEN ${s} END`, valuesOf(s)]),
+      FACT_COUNT,
+    ];
+    await connection.run(
+      `INSERT INTO ${rollup.name} SELECT ${row.join(', ')} FROM rollup_total WHERE ${FACT_COUNT} > 0`,
+    );
   }
+  await connection.run(`DROP TABLE IF EXISTS rollup_step`);
+  await connection.run(`DROP TABLE IF EXISTS rollup_total`);
+  await connection.run(`DROP TABLE ${CHANGE}`);
 }
