@@ -25,8 +25,11 @@ export interface EnvelopeSerializer {
   (data: unknown, requestId: string): Buffer;
   /** The data's JSON text alone. */
   data(data: unknown): Buffer;
-  /** REST's body as the inside of a JSON string literal (escaped): MCP's text content. */
-  escaped(data: unknown, requestId: string): Buffer;
+  /**
+   * REST's body as the inside of a JSON string literal (escaped): MCP's text content, in parts
+   * to be written one after the other (the large one kept, never copied).
+   */
+  escaped(data: unknown, requestId: string): Buffer[];
 }
 
 interface Written {
@@ -66,7 +69,7 @@ export function envelopeSerializer(
   serialize.escaped = (data, requestId) => {
     const kept = write(data);
     kept.escaped ??= Buffer.from(escape(kept.data.toString()));
-    return Buffer.concat([ESCAPED_HEAD, kept.escaped, Buffer.from(escape(tail(requestId)))]);
+    return [ESCAPED_HEAD, kept.escaped, Buffer.from(escape(tail(requestId)))];
   };
   // Several times (fresh copies, so nothing is kept), so its code is compiled by the JIT too, not
   // only interpreted. Best effort: an example that no longer fits the schema costs the warmth,

@@ -34,13 +34,14 @@ const STRUCTURED = Buffer.from('"}],"structuredContent":');
  * The JSON-RPC response to a direct call, as the SDK would write it (`{result, jsonrpc, id}`),
  * with the answer serialised once: the operation's envelope serializer writes the text REST
  * sends (`{"data":…,"request_id":…}`), here escaped as a JSON string, and `structuredContent` is
- * the data's text; for a repeat from the cache, both are the bytes kept from the first time.
+ * the data's text; for a repeat from the cache, both are the bytes kept from the first time. In
+ * parts, written one after the other: an answer of 100 kB is not copied into one buffer.
  */
 export function toolCallResponse(
   id: string | number,
   outcome: ToolOutcome,
   serializers: ReadonlyMap<string, EnvelopeSerializer>,
-): Buffer {
+): Buffer[] {
   const end = Buffer.from(`},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
   const serialize = outcome.ok ? serializers.get(outcome.operation.name) : undefined;
   if (!outcome.ok || !serialize) {
@@ -55,14 +56,8 @@ export function toolCallResponse(
           structuredContent: outcome.data,
         }
       : { content: [{ type: 'text', text: JSON.stringify(outcome.body) }], isError: true };
-    return Buffer.concat([Buffer.from(`{"result":${JSON.stringify(result).slice(0, -1)}`), end]);
+    return [Buffer.from(`{"result":${JSON.stringify(result).slice(0, -1)}`), end];
   }
   const { data, requestId } = outcome;
-  return Buffer.concat([
-    TEXT_HEAD,
-    serialize.escaped(data, requestId),
-    STRUCTURED,
-    serialize.data(data),
-    end,
-  ]);
+  return [TEXT_HEAD, ...serialize.escaped(data, requestId), STRUCTURED, serialize.data(data), end];
 }

@@ -65,11 +65,12 @@ describe('MCP tools/call answered directly', () => {
   for (const operation of OPERATIONS) {
     it(`${operation.name}: the answer is the SDK's, its data serialised once`, () => {
       const data = examples[operation.name].response.data;
-      const text = toolCallResponse(
+      const parts = toolCallResponse(
         42,
         { ok: true, operation, data, requestId: 'r-1' },
         serializers,
-      ).toString();
+      );
+      const text = Buffer.concat(parts).toString();
       const response = JSONRPCResultResponseSchema.parse(JSON.parse(text));
       assert.deepEqual(Object.keys(JSON.parse(text)), ['result', 'jsonrpc', 'id']);
       assert.equal(response.id, 42);
@@ -84,7 +85,7 @@ describe('MCP tools/call answered directly', () => {
 
   it('an error outcome is text with isError, as callTool gives it', () => {
     const body = { error: { code: 'forbidden', message: 'no' }, request_id: 'r-2' };
-    const text = toolCallResponse('x', { ok: false, body }, serializers).toString();
+    const text = Buffer.concat(toolCallResponse('x', { ok: false, body }, serializers)).toString();
     assert.deepEqual(JSON.parse(text), {
       result: { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true },
       jsonrpc: '2.0',
