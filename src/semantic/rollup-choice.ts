@@ -21,9 +21,12 @@ export interface RollupRead {
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
 const utc = (iso: string) => new Date(`${iso}T00:00:00Z`);
+/** The first day of the month `monthsLater` after `iso`'s (setUTCFullYear: Date.UTC reads 0–99 as 1900–1999). */
 const monthStart = (iso: string, monthsLater = 0) => {
   const d = utc(iso);
-  return day(new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + monthsLater, 1)));
+  const start = new Date(0);
+  start.setUTCFullYear(d.getUTCFullYear(), d.getUTCMonth() + monthsLater, 1);
+  return day(start);
 };
 const dayBefore = (iso: string) => day(new Date(utc(iso).getTime() - 86_400_000));
 

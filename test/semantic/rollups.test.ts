@@ -86,6 +86,11 @@ describe('rollups: a range split at month boundaries', () => {
       edges: [{ from: '2023-12-02', to: '2023-12-31' }],
     });
     assert.deepEqual(splitByMonth({ from: '2024-02-01', to: '2024-02-28' }), null);
+    // Years before 100 are years, not 1900 and after.
+    assert.deepEqual(splitByMonth({ from: '0099-01-01', to: '0099-12-31' }), {
+      months: { from: '0099-01-01', to: '0099-12-01' },
+      edges: [],
+    });
   });
 
   it('is null for a range without a whole month, or backwards', () => {
