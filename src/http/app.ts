@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -20,7 +21,7 @@ import { errorAnswer, installErrorHandling } from './error-handling.js';
 import { installJsonBodyParser } from './json-body.js';
 import { installMetrics } from './metrics-route.js';
 import { mountOpenApi } from './openapi/route.js';
-import { mountOperation, operationSerializers } from './routes.js';
+import { mountOperation } from './routes.js';
 import { mountWebApp } from './web-app.js';
 import { serverOrigin, type OriginConfig } from './server-origin.js';
 import {
@@ -67,6 +68,7 @@ const HEALTH_DEADLINE_MS = 1500;
  * the one sent. The page, its assets and the API reference allow revalidated caching instead.
  */
 export const ANSWER_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+const ANSWER_HEADER_LIST = Object.entries(ANSWER_HEADERS);
 
 /**
  * A path as the log may show it: a segment shaped like a token (`vmsr_…`) or like any long opaque
@@ -89,6 +91,12 @@ class OneLinePerRequest extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
+    // At LOG_LEVEL=warn and above a served request writes nothing: build no line for it.
+    if (
+      !error &&
+      (reply.log as Partial<Pick<Logger, 'isLevelEnabled'>>).isLevelEnabled?.('info') === false
+    )
+      return;
     const line = {
       method: request.method,
       // A route's own pattern, or the path asked for, with anything token-shaped left out.
@@ -134,27 +142,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let inFlight = 0;
   let closing = false;
   let drained: (() => void) | null = null;
-  app.addHook('onRequest', async (request, reply) => {
+  // The app's own hooks take a callback rather than return a promise: each request passes
+  // through them, and a promise per hook per request showed in the profile (issue 23).
+  app.addHook('onRequest', (request, reply, done) => {
     request.receivedAt = monotonicNow();
     // On the raw response, so that answers written by the MCP transport carry them too.
-    reply.raw.setHeader('x-request-id', request.id);
-    for (const [name, value] of Object.entries(ANSWER_HEADERS)) reply.raw.setHeader(name, value);
+    const raw = reply.raw;
+    raw.setHeader('x-request-id', request.id);
+    for (const [name, value] of ANSWER_HEADER_LIST) raw.setHeader(name, value);
     // HTTP/1.1 requires Host (RFC 9112 §3.2): without one, a 400 in the error shape.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
-      throw new ApiError('bad_request');
+      done(new ApiError('bad_request'));
+    else done();
   });
   // Preflights are answered here, before the token and the quota; every later refusal (503
   // below, 401, 429, 404) to a listed origin carries the CORS headers set here.
   await installCors(app, deps.origins.allowedOrigins);
-  app.addHook('onRequest', async (request, reply) => {
+  const answered = () => {
+    if (--inFlight === 0) drained?.();
+  };
+  app.addHook('onRequest', (_request, reply, done) => {
     if (closing) {
       reply.header('connection', 'close');
-      throw new ApiError('shutting_down');
+      done(new ApiError('shutting_down'));
+      return;
     }
     inFlight++;
-    reply.raw.once('close', () => {
-      if (--inFlight === 0) drained?.();
-    });
+    reply.raw.once('close', answered);
+    done();
   });
 
   const watchAnswer = installSlowReaderLimits(
@@ -182,10 +197,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await mountOpenApi(app, deps.operations);
   await mountWebApp(app);
-  const serializers = operationSerializers(deps.operations);
-  for (const operation of deps.operations)
-    mountOperation(app, deps.executor, operation, serializers.get(operation.name)!);
-  mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), serializers, {
+  for (const operation of deps.operations) mountOperation(app, deps.executor, operation);
+  mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), {
     origin,
     errorAnswer: answer,
     watchAnswer,

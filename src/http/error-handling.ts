@@ -73,8 +73,8 @@ export function installErrorHandling(app: FastifyInstance, answer: ErrorAnswer):
   app.setErrorHandler(answer);
   // A HEAD answer has no body (RFC 9110 §9.3.2): Fastify drops it on the HEAD routes it makes for
   // GET routes, but not on answers to a path that matches no route, which are errors of ours.
-  app.addHook('onSend', async (request, _reply, payload) =>
-    request.method === 'HEAD' ? '' : payload,
+  app.addHook('onSend', (request, _reply, payload, done) =>
+    done(null, request.method === 'HEAD' ? '' : payload),
   );
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody('not_found', request.id)),

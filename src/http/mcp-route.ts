@@ -15,7 +15,6 @@ import type { Executor } from '../operations/executor.js';
 import { guardTransport, JSON_RPC, jsonRpcErrorBody } from '../mcp/protocol-errors.js';
 import { createMcpServer } from '../mcp/server.js';
 import { runTool, type Toolset } from '../mcp/tools.js';
-import type { EnvelopeSerializer } from './envelope-serializer.js';
 import { directToolCall, toolCallResponse } from './mcp-tool-call.js';
 
 const MCP_PATH = '/mcp';
@@ -92,7 +91,6 @@ export function mountMcpHttp(
   app: FastifyInstance,
   executor: Executor,
   toolset: Toolset,
-  serializers: ReadonlyMap<string, EnvelopeSerializer>,
   http: { origin: ServerOrigin; errorAnswer: ErrorAnswer; watchAnswer: WatchAnswer },
 ): void {
   const { origin, errorAnswer, watchAnswer } = http;
@@ -139,7 +137,7 @@ export function mountMcpHttp(
       const direct = directToolCall(request, toolset);
       if (direct) {
         const outcome = await runTool(executor, toolset, caller, direct.params, request.log);
-        const parts = toolCallResponse(direct.id, outcome, serializers);
+        const parts = toolCallResponse(direct.id, outcome);
         const length = parts.reduce((n, part) => n + part.length, 0);
         writeRaw(request, reply, watchAnswer, {
           'content-type': 'application/json',

@@ -1,7 +1,7 @@
 import { CallToolRequestSchema, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
 import { resolveTool, type ToolOutcome, type Toolset } from '../mcp/tools.js';
-import type { EnvelopeSerializer } from './envelope-serializer.js';
+import { serializeEnvelope } from './envelope-serializer.js';
 
 /**
  * MCP at REST's pace (issue 23): a single `tools/call` over streamable HTTP is answered here,
@@ -32,32 +32,26 @@ const STRUCTURED = Buffer.from('"}],"structuredContent":');
 
 /**
  * The JSON-RPC response to a direct call, as the SDK would write it (`{result, jsonrpc, id}`),
- * with the answer serialised once: the operation's envelope serializer writes the text REST
+ * with the answer serialised once: the envelope serializer writes the text REST
  * sends (`{"data":…,"request_id":…}`), here escaped as a JSON string, and `structuredContent` is
  * the data's text; for a repeat from the cache, both are the bytes kept from the first time. In
  * parts, written one after the other: an answer of 100 kB is not copied into one buffer.
  */
-export function toolCallResponse(
-  id: string | number,
-  outcome: ToolOutcome,
-  serializers: ReadonlyMap<string, EnvelopeSerializer>,
-): Buffer[] {
+export function toolCallResponse(id: string | number, outcome: ToolOutcome): Buffer[] {
   const end = Buffer.from(`},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
-  const serialize = outcome.ok ? serializers.get(outcome.operation.name) : undefined;
-  if (!outcome.ok || !serialize) {
-    const result = outcome.ok
-      ? {
-          content: [
-            {
-              type: 'text',
-              text: JSON.stringify({ data: outcome.data, request_id: outcome.requestId }),
-            },
-          ],
-          structuredContent: outcome.data,
-        }
-      : { content: [{ type: 'text', text: JSON.stringify(outcome.body) }], isError: true };
+  if (!outcome.ok) {
+    const result = {
+      content: [{ type: 'text', text: JSON.stringify(outcome.body) }],
+      isError: true,
+    };
     return [Buffer.from(`{"result":${JSON.stringify(result).slice(0, -1)}`), end];
   }
   const { data, requestId } = outcome;
-  return [TEXT_HEAD, ...serialize.escaped(data, requestId), STRUCTURED, serialize.data(data), end];
+  return [
+    TEXT_HEAD,
+    ...serializeEnvelope.escaped(data, requestId),
+    STRUCTURED,
+    serializeEnvelope.data(data),
+    end,
+  ];
 }

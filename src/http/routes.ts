@@ -9,12 +9,7 @@ import {
   repeatedParameterMessage,
 } from '../operations/strictness.js';
 import { authorizationOf } from './authorization.js';
-import { envelopeSerializer, type EnvelopeSerializer } from './envelope-serializer.js';
-import SEED_EXAMPLES from './openapi/seed-examples.json' with { type: 'json' };
-
-/** An operation's answer as the seed gives it (the OpenAPI example's data), to warm its serializer. */
-const exampleAnswer = (name: string): unknown =>
-  (SEED_EXAMPLES as Record<string, { response?: { data?: unknown } }>)[name]?.response?.data;
+import { serializeEnvelope } from './envelope-serializer.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -47,13 +42,6 @@ export async function authenticateAndAdmit(
   request.principal = principal;
 }
 
-/** Each operation's envelope serializer, compiled (and warmed) once: REST and MCP send its bytes. */
-export function operationSerializers(
-  operations: readonly AnyOperation[],
-): ReadonlyMap<string, EnvelopeSerializer> {
-  return new Map(operations.map((op) => [op.name, envelopeSerializer(op, exampleAnswer(op.name))]));
-}
-
 /**
  * Mounts one operation as a route. Authentication and quota run in `onRequest`; strictness,
  * scope and the operation follow in the executor. Validation is the executor's (shared with
@@ -63,7 +51,6 @@ export function mountOperation(
   app: FastifyInstance,
   executor: Executor,
   operation: AnyOperation,
-  serialize: EnvelopeSerializer,
 ): void {
   app.route({
     method: operation.method,
@@ -90,7 +77,9 @@ export function mountOperation(
         fromQueryString: operation.method === 'GET',
         receivedAt: request.receivedAt,
       });
-      return reply.type('application/json; charset=utf-8').send(serialize(data, request.id));
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(serializeEnvelope(data, request.id));
     },
   });
 }

@@ -54,16 +54,8 @@ export function installSlowReaderLimits(
     return bytes;
   };
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (
-      sending.size > 0 &&
-      !EXEMPT.has(request.url.split('?')[0]) &&
-      unsent() > limits.unsentBytes
-    ) {
-      reply.header('connection', 'close');
-      throw new ApiError('unavailable', { 'retry-after': '1' });
-    }
-  });
+  const unsentOverLimit = (request: FastifyRequest) =>
+    sending.size > 0 && unsent() > limits.unsentBytes && !EXEMPT.has(request.url.split('?')[0]);
 
   /**
    * Per connection: requests asked on it so far, answers not yet handed over in full, and the
@@ -83,17 +75,26 @@ export function installSlowReaderLimits(
     }
     return state;
   };
-  app.addHook('onRequest', async (request) => {
+  // One hook, taking a callback (no promise per request): first the bound on what waits
+  // unsent, then the count of requests asked on the connection.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (unsentOverLimit(request)) {
+      reply.header('connection', 'close');
+      done(new ApiError('unavailable', { 'retry-after': '1' }));
+      return;
+    }
     const socket = request.raw.socket;
-    if (!(socket instanceof Socket)) return;
-    const state = stateOf(socket);
-    state.asked++;
-    // The client asked again: the bounds on answers already handed over are met.
-    for (const bound of state.bounds)
-      if (bound.handed) {
-        clearTimeout(bound.timer);
-        state.bounds.delete(bound);
-      }
+    if (socket instanceof Socket) {
+      const state = stateOf(socket);
+      state.asked++;
+      // The client asked again: the bounds on answers already handed over are met.
+      for (const bound of state.bounds)
+        if (bound.handed) {
+          clearTimeout(bound.timer);
+          state.bounds.delete(bound);
+        }
+    }
+    done();
   });
 
   const watch: WatchAnswer = (request, reply) => {
@@ -128,6 +129,9 @@ export function installSlowReaderLimits(
     response.once('finish', handedOver);
     response.once('close', handedOver);
   };
-  app.addHook('onSend', async (request, reply) => watch(request, reply));
+  app.addHook('onSend', (request, reply, payload, done) => {
+    watch(request, reply);
+    done(null, payload);
+  });
   return watch;
 }

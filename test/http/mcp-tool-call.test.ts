@@ -13,12 +13,10 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { directToolCall, toolCallResponse } from '../../src/http/mcp-tool-call.js';
 import SEED_EXAMPLES from '../../src/http/openapi/seed-examples.json' with { type: 'json' };
-import { operationSerializers } from '../../src/http/routes.js';
 import { toolsetOf } from '../../src/mcp/tools.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
 
 const toolset = toolsetOf(OPERATIONS);
-const serializers = operationSerializers(OPERATIONS);
 const examples = SEED_EXAMPLES as Record<string, { response: { data: unknown } }>;
 const ACCEPT = 'application/json, text/event-stream';
 
@@ -65,11 +63,7 @@ describe('MCP tools/call answered directly', () => {
   for (const operation of OPERATIONS) {
     it(`${operation.name}: the answer is the SDK's, its data serialised once`, () => {
       const data = examples[operation.name].response.data;
-      const parts = toolCallResponse(
-        42,
-        { ok: true, operation, data, requestId: 'r-1' },
-        serializers,
-      );
+      const parts = toolCallResponse(42, { ok: true, operation, data, requestId: 'r-1' });
       const text = Buffer.concat(parts).toString();
       const response = JSONRPCResultResponseSchema.parse(JSON.parse(text));
       assert.deepEqual(Object.keys(JSON.parse(text)), ['result', 'jsonrpc', 'id']);
@@ -85,7 +79,7 @@ describe('MCP tools/call answered directly', () => {
 
   it('an error outcome is text with isError, as callTool gives it', () => {
     const body = { error: { code: 'forbidden', message: 'no' }, request_id: 'r-2' };
-    const text = Buffer.concat(toolCallResponse('x', { ok: false, body }, serializers)).toString();
+    const text = Buffer.concat(toolCallResponse('x', { ok: false, body })).toString();
     assert.deepEqual(JSON.parse(text), {
       result: { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true },
       jsonrpc: '2.0',
