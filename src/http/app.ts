@@ -197,7 +197,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await mountOpenApi(app, deps.operations);
   await mountWebApp(app);
-  for (const operation of deps.operations) mountOperation(app, deps.executor, operation);
+  for (const operation of deps.operations)
+    mountOperation(app, deps.executor, operation, watchAnswer);
   mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), {
     origin,
     errorAnswer: answer,

@@ -19,8 +19,11 @@
  * headers in one write) served uncached lists about a quarter slower than bytes did (issue 23).
  */
 export interface EnvelopeSerializer {
-  /** `{"data":…,"request_id":…}`: the body REST sends. */
-  (data: unknown, requestId: string): Buffer;
+  /**
+   * `{"data":…,"request_id":…}`: the body REST sends, in parts to be written one after the other
+   * (the data's kept bytes never copied).
+   */
+  (data: unknown, requestId: string): Buffer[];
   /** The data's JSON text alone. */
   data(data: unknown): Buffer;
   /**
@@ -55,8 +58,11 @@ function write(data: unknown): Written {
 
 const tail = (requestId: string) => `,"request_id":${JSON.stringify(requestId)}}`;
 
-export const serializeEnvelope = ((data: unknown, requestId: string) =>
-  Buffer.concat([HEAD, write(data).data, Buffer.from(tail(requestId))])) as EnvelopeSerializer;
+export const serializeEnvelope = ((data: unknown, requestId: string) => [
+  HEAD,
+  write(data).data,
+  Buffer.from(tail(requestId)),
+]) as EnvelopeSerializer;
 serializeEnvelope.data = (data) => write(data).data;
 serializeEnvelope.escaped = (data, requestId) => {
   const kept = write(data);

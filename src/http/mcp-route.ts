@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { SCOPES } from '../auth/scopes.js';
 import { ApiError, errorBody } from '../errors.js';
@@ -16,6 +16,7 @@ import { guardTransport, JSON_RPC, jsonRpcErrorBody } from '../mcp/protocol-erro
 import { createMcpServer } from '../mcp/server.js';
 import { runTool, type Toolset } from '../mcp/tools.js';
 import { directToolCall, toolCallResponse } from './mcp-tool-call.js';
+import { sendParts, writeRaw } from './raw-answer.js';
 
 const MCP_PATH = '/mcp';
 const MCP_METADATA_PATH = `${RESOURCE_METADATA_PATH}${MCP_PATH}`;
@@ -42,24 +43,6 @@ function protocolVersionSupported(request: FastifyRequest): boolean {
     version === undefined ||
     (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))
   );
-}
-
-/**
- * Hands the answer to the raw response, written there by this route or the SDK's transport:
- * headers set by hooks (CORS) go on it, with `head` when given; hijacked, no onSend hook sees the
- * answer, so its send bound starts here.
- */
-function writeRaw(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  watchAnswer: WatchAnswer,
-  head?: Record<string, string | number>,
-): void {
-  for (const [name, value] of Object.entries(reply.getHeaders()))
-    if (value !== undefined) reply.raw.setHeader(name, value);
-  reply.hijack();
-  if (head) reply.raw.writeHead(200, head);
-  watchAnswer(request, reply);
 }
 
 /** Body errors on /mcp are JSON-RPC errors; every other error has the REST shape. */
@@ -137,17 +120,13 @@ export function mountMcpHttp(
       const direct = directToolCall(request, toolset);
       if (direct) {
         const outcome = await runTool(executor, toolset, caller, direct.params, request.log);
-        const parts = toolCallResponse(direct.id, outcome);
-        const length = parts.reduce((n, part) => n + part.length, 0);
-        writeRaw(request, reply, watchAnswer, {
-          'content-type': 'application/json',
-          'content-length': length,
-        });
-        // One write of all the parts (writev), none of them copied.
-        reply.raw.cork();
-        for (const part of parts) reply.raw.write(part);
-        reply.raw.uncork();
-        reply.raw.end();
+        sendParts(
+          request,
+          reply,
+          watchAnswer,
+          'application/json',
+          toolCallResponse(direct.id, outcome),
+        );
         return;
       }
       const server = createMcpServer(executor, toolset, caller, request.log);

@@ -10,6 +10,10 @@ import {
 } from '../operations/strictness.js';
 import { authorizationOf } from './authorization.js';
 import { serializeEnvelope } from './envelope-serializer.js';
+import { sendParts } from './raw-answer.js';
+import type { WatchAnswer } from './slow-readers.js';
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,6 +55,7 @@ export function mountOperation(
   app: FastifyInstance,
   executor: Executor,
   operation: AnyOperation,
+  watchAnswer: WatchAnswer,
 ): void {
   app.route({
     method: operation.method,
@@ -77,9 +82,7 @@ export function mountOperation(
         fromQueryString: operation.method === 'GET',
         receivedAt: request.receivedAt,
       });
-      return reply
-        .type('application/json; charset=utf-8')
-        .send(serializeEnvelope(data, request.id));
+      sendParts(request, reply, watchAnswer, JSON_UTF8, serializeEnvelope(data, request.id));
     },
   });
 }

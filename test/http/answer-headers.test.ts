@@ -98,4 +98,33 @@ describe('answer headers, Host and logged paths', () => {
     assert.ok(!logged.includes(opaque));
     assert.match(logged, /"path":"\/api\/v1\/\[redacted\]"/);
   });
+  it('writes a large answer in parts over a connection: its length, its bytes, a HEAD without them, one log line each', async () => {
+    const url = `http://127.0.0.1:${port}/api/v1/workers?limit=100`;
+    const headers = { authorization: `Bearer ${h.tokens.staff}` };
+    // The first answer is written new, the later ones from the kept bytes (src/http/raw-answer.ts).
+    const bodies: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(url, { headers });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      assert.equal(response.status, 200);
+      assert.ok(bytes.length > 16 * 1024, `a body past the gathering bound: ${bytes.length}`);
+      assert.equal(Number(response.headers.get('content-length')), bytes.length);
+      assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+      const body = JSON.parse(bytes.toString('utf8'));
+      assert.equal(body.request_id, response.headers.get('x-request-id'));
+      bodies.push(JSON.stringify(body.data));
+    }
+    assert.equal(new Set(bodies).size, 1);
+    const head = await fetch(url, { method: 'HEAD', headers });
+    assert.equal(head.status, 200);
+    assert.equal(
+      Number(head.headers.get('content-length')),
+      Buffer.byteLength(`{"data":${bodies[0]},"request_id":"${head.headers.get('x-request-id')}"}`),
+    );
+    assert.equal((await head.arrayBuffer()).byteLength, 0);
+    const logged = lines.filter(
+      (line) => line.path === '/api/v1/workers' && line.status === 200 && line.msg === 'request',
+    );
+    assert.ok(logged.length >= 4, `one line per answer: ${logged.length}`);
+  });
 });

@@ -20,9 +20,12 @@ describe('the envelope serializer', () => {
   it('writes an answer once: a repeat of the same object is the same text, escaped as JSON.stringify escapes it', () => {
     for (const operation of OPERATIONS) {
       const answer = structuredClone(examples[operation.name].response.data);
-      const first = serializeEnvelope(answer, 'r1').toString();
+      const first = Buffer.concat(serializeEnvelope(answer, 'r1')).toString();
       assert.equal(first, JSON.stringify({ data: answer, request_id: 'r1' }), operation.name);
-      assert.equal(serializeEnvelope(answer, 'r2').toString(), first.replace('"r1"', '"r2"'));
+      assert.equal(
+        Buffer.concat(serializeEnvelope(answer, 'r2')).toString(),
+        first.replace('"r1"', '"r2"'),
+      );
       assert.equal(serializeEnvelope.data(answer).toString(), JSON.stringify(answer));
       const id = 'quote " and \\ in an id';
       assert.equal(
@@ -41,7 +44,7 @@ describe('the envelope serializer', () => {
       const answer = structuredClone(examples[operation.name].response.data);
       const escaped = Buffer.concat(serializeEnvelope.escaped(answer, 'r1')).toString();
       assert.equal(serializeEnvelope.data(answer).toString(), JSON.stringify(answer));
-      const body = serializeEnvelope(answer, 'r1').toString();
+      const body = Buffer.concat(serializeEnvelope(answer, 'r1')).toString();
       assert.equal(escaped, JSON.stringify(body).slice(1, -1));
       assert.deepEqual(JSON.parse(body), { data: answer, request_id: 'r1' });
     }
