@@ -3,7 +3,9 @@ import { LRUCache } from 'lru-cache';
 
 /**
  * The size of all cached results at most, counted as their JSON text (their objects take two to
- * three times that in memory): each cache stays within a few tens of megabytes.
+ * three times that in memory, and an answer sent again keeps its bytes beside it, once more that,
+ * twice for MCP's escaped text: src/http/envelope-serializer.ts): each cache stays within a few
+ * tens of megabytes.
  */
 export const RESULT_CACHE_BYTES = 8 * 1024 * 1024;
 /** Results held at most. */
