@@ -14,8 +14,9 @@ export function writeRaw(
 ): void {
   for (const [name, value] of Object.entries(reply.getHeaders()))
     if (value !== undefined) reply.raw.setHeader(name, value);
-  reply.hijack();
+  // Headers first: should writing them fail, Fastify still owns the reply and answers the error.
   if (head) reply.raw.writeHead(200, head);
+  reply.hijack();
   watchAnswer(request, reply);
 }
 

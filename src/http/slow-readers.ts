@@ -42,10 +42,13 @@ interface Connection {
 /** Starts the send bound on an answer being written (routes that write the raw response call it). */
 export type WatchAnswer = (request: FastifyRequest, reply: FastifyReply) => void;
 
+/** The bound's watch, and how many connections it counts as still handing an answer over. */
+export type SlowReaderWatch = WatchAnswer & { sending(): number };
+
 export function installSlowReaderLimits(
   app: FastifyInstance,
   limits: SlowReaderLimits,
-): WatchAnswer {
+): SlowReaderWatch {
   /** Connections whose answer is still being handed over. */
   const sending = new Set<Socket>();
   const unsent = () => {
@@ -101,8 +104,10 @@ export function installSlowReaderLimits(
     const response = reply.raw;
     const socket = request.raw.socket;
     // Only a real connection: an injected request (tests, `app.inject`) has a stand-in socket
-    // with no bytes in flight to bound.
-    if (!(socket instanceof Socket) || response.writableFinished) return;
+    // with no bytes in flight to bound. And only an answer that can still be sent: a response
+    // closed before its answer was ready (the client went away while a report ran) emits no
+    // more `close`, so it would be counted as sending for ever.
+    if (!(socket instanceof Socket) || response.writableFinished || response.destroyed) return;
     const state = stateOf(socket);
     const asked = state.asked;
     state.open++;
@@ -133,5 +138,5 @@ export function installSlowReaderLimits(
     watch(request, reply);
     done(null, payload);
   });
-  return watch;
+  return Object.assign(watch, { sending: () => sending.size });
 }

@@ -164,4 +164,35 @@ describe('answers no client reads hold nothing for long', () => {
       await app.close();
     }
   });
+  it('counts nothing as sending for an answer whose client left before it was ready', async () => {
+    const app = Fastify();
+    const watch = installSlowReaderLimits(app, { sendMs: 60_000, unsentBytes: 1024 * 1024 });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let answered!: () => void;
+    const done = new Promise<void>((resolve) => (answered = resolve));
+    app.get('/slow', async (request) => {
+      started();
+      // The answer is ready only after its client has gone.
+      await new Promise((resolve) => request.raw.socket.once('close', resolve));
+      // Fastify sends it (its onSend hooks run on the closed response) in the turns after.
+      setTimeout(answered, 100);
+      return 'late';
+    });
+    app.get('/small', async () => 'ok');
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as { port: number }).port;
+    try {
+      const client = await silentReader(port, 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+      await running;
+      client.destroy();
+      await done;
+      assert.equal(watch.sending(), 0);
+      // And an answer read in full leaves nothing counted either.
+      assert.equal((await fetch(`http://127.0.0.1:${port}/small`)).status, 200);
+      await until(async () => watch.sending() === 0, 5000);
+    } finally {
+      await app.close();
+    }
+  });
 });
