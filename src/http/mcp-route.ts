@@ -1,5 +1,5 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { SCOPES } from '../auth/scopes.js';
@@ -131,7 +131,7 @@ export function mountMcpHttp(
       }
       const server = createMcpServer(executor, toolset, caller, request.log);
       const transport = guardTransport(
-        new StreamableHTTPServerTransport({
+        new NodeStreamableHTTPServerTransport({
           sessionIdGenerator: undefined,
           enableJsonResponse: true,
         }),

@@ -1,4 +1,5 @@
-import { CallToolRequestSchema, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest } from '@modelcontextprotocol/server';
+import { CallToolRequestSchema } from '@modelcontextprotocol/core';
 import type { FastifyRequest } from 'fastify';
 import { resolveTool, type ToolOutcome, type Toolset } from '../mcp/tools.js';
 import { serializeEnvelope } from './envelope-serializer.js';

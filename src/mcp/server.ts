@@ -1,10 +1,5 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  RequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { Server, type StandardSchemaV1 } from '@modelcontextprotocol/server';
 import type { ErrorLogger } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import { callTool, type Caller, type Toolset } from './tools.js';
@@ -21,8 +16,11 @@ export const INSTRUCTIONS =
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 // tools/call with its params left loose: callTool checks them itself and answers a fixed
-// -32602, where the SDK's schema would answer with a message listing what was wrong.
-const LooseCallToolRequest = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
+// -32602, where the SDK's schema would answer with a message listing what was wrong. (The SDK's
+// three-argument form of setRequestHandler takes a spec method with a payload schema of one's own.)
+const LOOSE_PARAMS: StandardSchemaV1<unknown> = {
+  '~standard': { version: 1, vendor: 'vms-read', validate: (value) => ({ value }) },
+};
 
 /**
  * An MCP server over the registry: one loop registers every operation as a tool. `caller` says
@@ -40,9 +38,9 @@ export function createMcpServer(
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
   });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolset.tools }));
-  server.setRequestHandler(LooseCallToolRequest, (request) =>
-    callTool(executor, toolset, caller, request.params, logger),
+  server.setRequestHandler('tools/list', async () => ({ tools: toolset.tools }));
+  server.setRequestHandler('tools/call', { params: LOOSE_PARAMS }, (params) =>
+    callTool(executor, toolset, caller, params, logger),
   );
   return server;
 }

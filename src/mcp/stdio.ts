@@ -1,4 +1,4 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { ErrorLogger } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import { guardTransport } from './protocol-errors.js';

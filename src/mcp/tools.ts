@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.js';
 import { monotonicNow } from '../deadline.js';
 import { errorOutcome, logErrorOutcome, type ErrorLogger } from '../errors.js';

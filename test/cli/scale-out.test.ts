@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { rmSync } from 'node:fs';
 import { openStore } from '../../src/store/open-store.js';
 import type { SqlStore } from '../../src/store/sql-store.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI, exitOf, freePort, startServer } from '../support/cli.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { assertEnvelope, assertToolError, newClient } from '../support/mcp-client.js';

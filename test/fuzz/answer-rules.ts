@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ERRORS, type ErrorCode } from '../../src/errors.js';
 import { REFUSAL_MESSAGES, type RefusalCode } from '../../src/semantic/refusals.js';
 import { provenance } from '../../src/provenance.js';

@@ -6,10 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  CallToolResultSchema,
-  JSONRPCResultResponseSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/core';
 import type { FastifyRequest } from 'fastify';
 import { directToolCall, toolCallResponse } from '../../src/http/mcp-tool-call.js';
 import SEED_EXAMPLES from '../../src/http/openapi/seed-examples.json' with { type: 'json' };

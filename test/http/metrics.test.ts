@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { readConfig } from '../../src/config.js';
 import { callerWithToken, callTool, toolsetOf } from '../../src/mcp/tools.js';
 import { OPERATIONS } from '../../src/operations/registry.js';

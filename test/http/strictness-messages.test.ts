@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Client, CallToolResult } from '@modelcontextprotocol/client';
 import { ERRORS } from '../../src/errors.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { callerWithToken, toolsetOf } from '../../src/mcp/tools.js';

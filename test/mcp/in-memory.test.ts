@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import type { Client, CallToolResult } from '@modelcontextprotocol/client';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { callerWithToken, toolsetOf } from '../../src/mcp/tools.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
@@ -166,7 +165,8 @@ for (const dialect of DIALECTS) {
       const client = await connect(h.tokens.staff);
       await assert.rejects(
         call(client, 'drop_tables', {}),
-        (error: unknown) => error instanceof McpError && error.code === ErrorCode.InvalidParams,
+        (error: unknown) =>
+          error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams,
       );
     });
 
