@@ -16,6 +16,7 @@ import { guardTransport, JSON_RPC, jsonRpcErrorBody } from '../mcp/protocol-erro
 import { createMcpServer } from '../mcp/server.js';
 import { runTool, type Toolset } from '../mcp/tools.js';
 import { directToolCall, toolCallResponse } from './mcp-tool-call.js';
+import { MODERN_PROTOCOL_VERSIONS, modernMcp } from './mcp-modern.js';
 import { sendParts, writeRaw } from './raw-answer.js';
 
 const MCP_PATH = '/mcp';
@@ -41,7 +42,8 @@ function protocolVersionSupported(request: FastifyRequest): boolean {
   const version = request.headers['mcp-protocol-version'];
   return (
     version === undefined ||
-    (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+    (typeof version === 'string' &&
+      (SUPPORTED_PROTOCOL_VERSIONS.includes(version) || MODERN_PROTOCOL_VERSIONS.includes(version)))
   );
 }
 
@@ -91,6 +93,10 @@ export function mountMcpHttp(
       if (status >= 400) mcpMeters.record(status, seconds);
     },
   };
+  // The stateless revision (2026-07-28) is the SDK's createMcpHandler; 2025-era requests are
+  // answered below, as before.
+  const modern = modernMcp(executor, toolset);
+  app.addHook('onClose', () => modern.close());
   app.get(RESOURCE_METADATA_PATH, async () => metadata(''));
   app.get(MCP_METADATA_PATH, async () => metadata(MCP_PATH));
 
@@ -117,6 +123,10 @@ export function mountMcpHttp(
       const principal = request.principal as Principal;
       const { receivedAt } = request;
       const caller = async () => ({ principal, receivedAt });
+      if (await modern.claims(request)) {
+        const answer = await modern.answer(request, { caller, log: request.log });
+        return reply.code(answer.status).headers(answer.headers).send(answer.body);
+      }
       const direct = directToolCall(request, toolset);
       if (direct) {
         const outcome = await runTool(executor, toolset, caller, direct.params, request.log);

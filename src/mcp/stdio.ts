@@ -1,4 +1,7 @@
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import {
+  serveStdio as sdkServeStdio,
+  StdioServerTransport,
+} from '@modelcontextprotocol/server/stdio';
 import type { ErrorLogger } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import { guardTransport } from './protocol-errors.js';
@@ -16,7 +19,11 @@ export async function serveStdio(
   token: string,
   logger: ErrorLogger,
 ): Promise<() => Promise<void>> {
-  const server = createMcpServer(executor, toolset, callerWithToken(executor, token), logger);
-  await server.connect(guardTransport(new StdioServerTransport()));
-  return () => server.close();
+  // The SDK's stdio entry: the opening exchange decides the connection's revision (a 2025-era
+  // initialize, or 2026-07-28's per-request envelope), and one server serves the connection.
+  const caller = callerWithToken(executor, token);
+  const connection = sdkServeStdio(() => createMcpServer(executor, toolset, caller, logger), {
+    transport: guardTransport(new StdioServerTransport()),
+  });
+  return () => connection.close();
 }
