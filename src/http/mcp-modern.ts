@@ -57,8 +57,8 @@ function fixedTexts(body: string): string {
  * MCP's stateless revision on /mcp, beside the 2025-era serving of mcp-route.ts: the SDK's
  * `createMcpHandler` (modern requests only; 2025-era ones never reach it) answers a request
  * that claims a modern revision, with a server built per request by the same factory as the
- * 2025 path, for the principal the route authenticated. Answers are JSON (no streaming: the
- * tools send no progress), their error texts fixed as every MCP answer's are.
+ * 2025 path, for the principal the route authenticated. Answers are JSON (the tools send no
+ * progress, so nothing streams), their error texts fixed as every MCP answer's are.
  */
 export function modernMcp(executor: Executor, toolset: Toolset) {
   const handler = createMcpHandler(
@@ -66,7 +66,9 @@ export function modernMcp(executor: Executor, toolset: Toolset) {
       const call = authInfo?.extra?.call as ModernCall;
       return createMcpServer(executor, toolset, call.caller, call.log);
     },
-    { legacy: 'reject', responseMode: 'json' },
+    // The default response mode: an answer is one JSON body unless a handler sends something
+    // before its result, which no tool does ('json' would say so in a warning at every start).
+    { legacy: 'reject' },
   );
   return {
     /**
