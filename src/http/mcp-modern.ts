@@ -5,6 +5,7 @@ import {
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.js';
 import type { ErrorLogger } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import { withoutEcho } from '../mcp/protocol-errors.js';
@@ -20,6 +21,7 @@ export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
 
 /** Who calls, and where a failed tool call is logged: what the per-request server needs. */
 interface ModernCall {
+  principal: Principal;
   caller: Caller;
   log: ErrorLogger;
 }
@@ -70,23 +72,25 @@ export function modernMcp(executor: Executor, toolset: Toolset) {
     // before its result, which no tool does ('json' would say so in a warning at every start).
     { legacy: 'reject' },
   );
+  /**
+   * Whether a request speaks a modern revision: an envelope in its `_meta`, or a modern
+   * `MCP-Protocol-Version`. Anything else is 2025-era without asking the SDK (the hot path).
+   */
+  const mayClaim = (request: FastifyRequest): boolean => {
+    const body = request.body as { params?: { _meta?: unknown } } | null;
+    const meta = typeof body === 'object' && body !== null ? body.params?._meta : undefined;
+    const header = request.headers['mcp-protocol-version'];
+    const modernHeader = typeof header === 'string' && MODERN_PROTOCOL_VERSIONS.includes(header);
+    return modernHeader || (typeof meta === 'object' && meta !== null);
+  };
   return {
-    /**
-     * Whether a request speaks a modern revision: an envelope in its `_meta`, or a modern
-     * `MCP-Protocol-Version`. Anything else is 2025-era without asking the SDK (the hot path).
-     */
-    async claims(request: FastifyRequest): Promise<boolean> {
-      const body = request.body as { params?: { _meta?: unknown } } | null;
-      const meta = typeof body === 'object' && body !== null ? body.params?._meta : undefined;
-      const header = request.headers['mcp-protocol-version'];
-      const modernHeader = typeof header === 'string' && MODERN_PROTOCOL_VERSIONS.includes(header);
-      if (!modernHeader && (typeof meta !== 'object' || meta === null)) return false;
-      return !(await isLegacyRequest(webRequest(request), request.body));
-    },
-    /** The SDK's answer to a modern request, for `call`. */
-    async answer(request: FastifyRequest, call: ModernCall): Promise<ModernAnswer> {
-      const principal = (await call.caller()).principal;
-      const response = await handler.fetch(webRequest(request), {
+    /** The SDK's answer to a request in a modern revision, for `call`; null for a 2025-era one. */
+    async answer(request: FastifyRequest, call: ModernCall): Promise<ModernAnswer | null> {
+      if (!mayClaim(request)) return null;
+      const web = webRequest(request);
+      if (await isLegacyRequest(web, request.body)) return null;
+      const { principal } = call;
+      const response = await handler.fetch(web, {
         parsedBody: request.body,
         authInfo: {
           token: principal.tokenId,

@@ -123,10 +123,12 @@ export function mountMcpHttp(
       const principal = request.principal as Principal;
       const { receivedAt } = request;
       const caller = async () => ({ principal, receivedAt });
-      if (await modern.claims(request)) {
-        const answer = await modern.answer(request, { caller, log: request.log });
-        return reply.code(answer.status).headers(answer.headers).send(answer.body);
-      }
+      const modernAnswer = await modern.answer(request, { principal, caller, log: request.log });
+      if (modernAnswer)
+        return reply
+          .code(modernAnswer.status)
+          .headers(modernAnswer.headers)
+          .send(modernAnswer.body);
       const direct = directToolCall(request, toolset);
       if (direct) {
         const outcome = await runTool(executor, toolset, caller, direct.params, request.log);
