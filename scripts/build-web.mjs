@@ -1,7 +1,8 @@
 // Bundles the web page (web/) into dist/web/: app.js (esbuild: web/src/main.ts with Chart.js and
 // the typed client, minified, no source of its own fetched at run time), app.css (with the
-// web/styles/ it imports) and index.html.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+// web/styles/ it imports) index.html, and the report view of MCP Apps (one HTML file).
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -18,7 +19,12 @@ function newest(path) {
 
 export async function buildWebPage() {
   const inputs = Math.max(newest('web'), newest('client/dist'));
-  if (existsSync(join(ASSETS, 'app.js')) && newest(join(ASSETS, 'app.js')) >= inputs) return;
+  if (
+    existsSync(join(ASSETS, 'app.js')) &&
+    newest(join(ASSETS, 'app.js')) >= inputs &&
+    newest(VIEW) >= inputs
+  )
+    return;
   mkdirSync(ASSETS, { recursive: true });
   await build({
     entryPoints: ['web/src/main.ts'],
@@ -39,4 +45,89 @@ export async function buildWebPage() {
     logLevel: 'warning',
   });
   copyFileSync('web/index.html', join(OUT, 'index.html'));
+  await buildReportView();
+}
+
+const VIEW = join(OUT, 'mcp-app', 'report-view.html');
+
+/**
+ * zod (under the Apps SDK's protocol layer) exports every language's error messages through one
+ * namespace a bundler cannot trim: the view keeps English, the language zod is configured with,
+ * and drops 190 kB of others it never shows.
+ */
+const zodInEnglish = {
+  name: 'zod-in-english',
+  setup(bundle) {
+    bundle.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${join('node_modules', 'zod')}`)
+        ? { path: 'zod-locales', namespace: 'zod-in-english' }
+        : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'zod-in-english' }, () => ({
+      contents: "export { default as en } from 'zod/v4/locales/en.js';",
+      resolveDir: process.cwd(),
+    }));
+  },
+};
+const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * The report view of MCP Apps (web/src/mcp-app/): one self-contained HTML file, its script (the
+ * view with the page's drawing code, Chart.js and the Apps SDK) and style sheet inline, under a
+ * policy of its own that allows those two by hash and nothing else: no network, no other script,
+ * no frames, no forms. The server reads it as the resource `ui://vms-read/report-view.html`.
+ */
+async function buildReportView() {
+  const [script, style] = await Promise.all([
+    build({
+      entryPoints: ['web/src/mcp-app/main.ts'],
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      target: 'es2020',
+      write: false,
+      legalComments: 'none',
+      logLevel: 'warning',
+      plugins: [zodInEnglish],
+    }),
+    build({
+      entryPoints: ['web/app.css'],
+      bundle: true,
+      minify: true,
+      write: false,
+      logLevel: 'warning',
+    }),
+  ]);
+  // Inline, `</script` or `</style` in the code would end the element: escaped, as a JavaScript
+  // string or regular expression reads `<\/` as `</`.
+  const js = script.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1');
+  const css = style.outputFiles[0].text.replace(/<\/(style)/gi, '<\\/$1');
+  const policy = [
+    "default-src 'none'",
+    `script-src ${sha256(js)}`,
+    `style-src ${sha256(css)}`,
+    "img-src 'none'",
+    "connect-src 'none'",
+    "frame-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${policy}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>vms-read report view</title>
+<style>${css}</style>
+</head>
+<body class="mcp-app">
+<main id="view" aria-live="polite"><p class="meta">Waiting for the result…</p></main>
+<script type="module">${js}</script>
+</body>
+</html>
+`;
+  mkdirSync(join(OUT, 'mcp-app'), { recursive: true });
+  writeFileSync(VIEW, html);
 }

@@ -16,6 +16,9 @@ export const JSON_RPC = {
     message: 'Invalid params: tools/call takes {name: string, arguments?: object}.',
   },
   unknownTool: { code: -32602, message: 'Unknown tool: call tools/list for the tool names.' },
+  // The 2026-07-28 revision's code for a resource that is not there, which the SDK also sends on
+  // earlier ones (it maps -32002 to it); without the `{uri}` data, which would echo input.
+  notFound: { code: -32602, message: 'Resource not found: call resources/list for the resources.' },
   internal: { code: -32603, message: 'Internal error.' },
   protocolVersion: {
     code: -32000,

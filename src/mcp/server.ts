@@ -2,6 +2,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import { Server, type StandardSchemaV1 } from '@modelcontextprotocol/server';
 import type { ErrorLogger } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
+import { listViewResources, readViewResource } from './report-view.js';
 import { callTool, type Caller, type Toolset } from './tools.js';
 
 export const SERVER_INFO = { name: 'vms-read', version: '0.1.0' };
@@ -35,12 +36,15 @@ export function createMcpServer(
 ): Server {
   const server = new Server(SERVER_INFO, {
     jsonSchemaValidator,
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, resources: {} },
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler('tools/list', async () => ({ tools: toolset.tools }));
   server.setRequestHandler('tools/call', { params: LOOSE_PARAMS }, (params) =>
     callTool(executor, toolset, caller, params, logger),
   );
+  // The report view of MCP Apps (report-view.ts): one resource, the same for every token.
+  server.setRequestHandler('resources/list', () => listViewResources());
+  server.setRequestHandler('resources/read', (request) => readViewResource(request.params));
   return server;
 }

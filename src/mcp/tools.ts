@@ -7,6 +7,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Executor } from '../operations/executor.js';
 import { dataSchema, type AnyOperation } from '../operations/operation.js';
 import { JSON_RPC, ProtocolError } from './protocol-errors.js';
+import { withView } from './report-view.js';
 
 const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
@@ -30,14 +31,16 @@ export interface Toolset {
  * schemas, hints.
  */
 export function toolsetOf(operations: readonly AnyOperation[]): Toolset {
-  const tools = operations.map((op) => ({
-    name: op.name,
-    title: op.title,
-    description: op.description,
-    inputSchema: plain(op.input) as Tool['inputSchema'],
-    outputSchema: objectRoot(plain(dataSchema(op))),
-    annotations: ANNOTATIONS,
-  }));
+  const tools = operations.map((op) =>
+    withView({
+      name: op.name,
+      title: op.title,
+      description: op.description,
+      inputSchema: plain(op.input) as Tool['inputSchema'],
+      outputSchema: objectRoot(plain(dataSchema(op))),
+      annotations: ANNOTATIONS,
+    }),
+  );
   return { tools, byName: new Map(operations.map((op) => [op.name, op])) };
 }
 

@@ -11,8 +11,14 @@ import { NODE_22, skipWithoutTools, toolPath, toolsInstalled } from '../support/
 const CONFORMANCE_PATH = '@modelcontextprotocol/conformance/dist/index.js';
 const CONFORMANCE = toolPath(CONFORMANCE_PATH);
 
-/** The server scenarios that apply to vms-read; the others call test tools it does not have. */
-const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+/** The server scenarios that apply to vms-read; the others call test tools, resources or prompts it does not have. */
+const SCENARIOS = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'dns-rebinding-protection',
+  'resources-list',
+];
 
 /**
  * The tool's client sends no token, and /mcp requires one: a proxy in front adds it, as an MCP

@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { MODERN_PROTOCOL_VERSIONS } from '../../src/http/mcp-modern.js';
+import { REPORT_VIEW_URI } from '../../src/mcp/report-view.js';
 import { CLI } from '../support/cli.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { assertEnvelope, newClient } from '../support/mcp-client.js';
@@ -26,16 +27,28 @@ const modernClient = (revision: string) =>
     { versionNegotiation: { mode: { pin: revision } } },
   );
 
-/** The same two calls on any connected client: the tools, and one page of two workers. */
+/** The same calls on any connected client: the tools, one page of two workers, the report view. */
 async function exercise(client: Client) {
   const tools = (await client.listTools()).tools;
+  const resources = (await client.listResources()).resources;
+  const view = (await client.readResource({ uri: REPORT_VIEW_URI })).contents[0] as {
+    mimeType: string;
+    text: string;
+  };
   const data = assertEnvelope(
     (await client.callTool({
       name: 'list_workers',
       arguments: { limit: 2 },
     })) as CallToolResult,
   );
-  return { names: tools.map((t) => t.name).sort(), titles: tools.every((t) => !!t.title), data };
+  return {
+    names: tools.map((t) => t.name).sort(),
+    titles: tools.every((t) => !!t.title),
+    metas: tools.map((t) => t._meta ?? null),
+    data,
+    resources,
+    view,
+  };
 }
 
 /** A client pinned to `revision` and a 2025-era one, each on its own transport: same tools, same page. */
@@ -52,6 +65,15 @@ async function servesBothAlike(revision: string, transport: () => Transport) {
     assert.ok(a.titles);
     assert.deepEqual(a.names, b.names);
     assert.deepEqual(a.data.items, b.data.items);
+    assert.deepEqual(a.metas, b.metas);
+    assert.deepEqual(
+      a.resources.map((r) => r.uri),
+      [REPORT_VIEW_URI],
+    );
+    assert.deepEqual(a.resources, b.resources);
+    assert.equal(a.view.mimeType, 'text/html;profile=mcp-app');
+    assert.match(a.view.text, /^<!doctype html>/);
+    assert.deepEqual(a.view, b.view);
   } finally {
     await modern.close();
     await legacy.close();
@@ -101,6 +123,12 @@ describe('MCP protocol revisions over streamable HTTP', () => {
         assert.ok(error instanceof ProtocolError);
         assert.equal(error.code, -32602);
         assert.equal(error.message, 'Unknown tool: call tools/list for the tool names.');
+        const missing = await client.readResource({ uri: 'ui://vms-read/ZQmarker.html' }).then(
+          () => assert.fail('expected an error'),
+          (e: unknown) => e as ProtocolError,
+        );
+        assert.equal(missing.code, -32602);
+        assert.equal(missing.message, 'Resource not found: call resources/list for the resources.');
       } finally {
         await client.close();
       }

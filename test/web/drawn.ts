@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 
 /**
  * What the page drew, read back from the page itself: each chart's Chart.js data (labels, series,
@@ -42,7 +42,7 @@ export const text = (value: unknown) =>
     ? String((value as { value: unknown }).value)
     : String(value);
 
-export function drawnIn(page: Page, selector: string): Promise<Drawn> {
+export function drawnIn(page: Page | Frame, selector: string): Promise<Drawn> {
   return page.$eval(selector, (root) => {
     type Scale = { ticks: { label: unknown }[] };
     type Instance = {

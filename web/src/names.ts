@@ -1,4 +1,5 @@
 import { isProvenance, type Provenance } from './dom.js';
+import type { ExplorerCatalog } from './explorer-query.js';
 import type { Session } from './session.js';
 
 /**
@@ -17,10 +18,13 @@ export interface Names {
 
 const loaded = new WeakMap<Session, Promise<Names>>();
 
-async function supplierNames(session: Session): Promise<Map<string, Provenance>> {
+/** Suppliers' names by code, from list_suppliers' items (codes and names are envelopes). */
+export async function supplierNamesOf(
+  items: AsyncIterable<unknown>,
+): Promise<Map<string, Provenance>> {
   const names = new Map<string, Provenance>();
   try {
-    for await (const item of session.client.items('list_suppliers', { limit: 50 })) {
+    for await (const item of items) {
       const { code, name } = item as { code?: unknown; name?: unknown };
       if (isProvenance(code) && isProvenance(name)) names.set(code.value, name);
     }
@@ -30,23 +34,30 @@ async function supplierNames(session: Session): Promise<Map<string, Provenance>>
   return names;
 }
 
+/** Names from a catalog (labels, each metric's dimensions) and suppliers' names. */
+export function namesFrom(
+  catalog: ExplorerCatalog | null,
+  suppliers: ReadonlyMap<string, Provenance>,
+  timeKeys: ReadonlySet<string>,
+): Names {
+  const labels = new Map<string, string>();
+  for (const d of catalog?.dimensions ?? []) labels.set(d.key, d.label);
+  for (const m of catalog?.metrics ?? []) labels.set(m.key, m.label);
+  const dimensions = new Map((catalog?.metrics ?? []).map((m) => [m.key, m.dimensions] as const));
+  return {
+    label: (key: string) => labels.get(key) ?? key,
+    supplier: (code: string) => suppliers.get(code),
+    timeOf: (metric: string) => dimensions.get(metric)?.find((d) => timeKeys.has(d)),
+  };
+}
+
 /** The names of a session, read once (the supplier list is paged through once per sign-in). */
 export function namesOf(session: Session): Promise<Names> {
   let names = loaded.get(session);
   if (!names) {
-    names = supplierNames(session).then((suppliers) => {
-      const labels = new Map<string, string>();
-      for (const d of session.catalog?.dimensions ?? []) labels.set(d.key, d.label);
-      for (const m of session.catalog?.metrics ?? []) labels.set(m.key, m.label);
-      const dimensions = new Map(
-        (session.catalog?.metrics ?? []).map((m) => [m.key, m.dimensions] as const),
-      );
-      return {
-        label: (key: string) => labels.get(key) ?? key,
-        supplier: (code: string) => suppliers.get(code),
-        timeOf: (metric: string) => dimensions.get(metric)?.find((d) => session.timeKeys.has(d)),
-      };
-    });
+    names = supplierNamesOf(session.client.items('list_suppliers', { limit: 50 })).then(
+      (suppliers) => namesFrom(session.catalog, suppliers, session.timeKeys),
+    );
     loaded.set(session, names);
   }
   return names;

@@ -1,0 +1,295 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import type { Frame, Page } from 'playwright-core';
+import { createSavedQuery } from '../../src/admin/saved-queries.js';
+import { REPORT_VIEW_URI } from '../../src/mcp/report-view.js';
+import { appHostHtml, openView } from '../support/app-host.js';
+import {
+  launchBrowser,
+  servePage,
+  skipWithoutChromium,
+  type TestBrowser,
+} from '../support/browser.js';
+import { AS_OF, startHarness, WS, type Harness } from '../support/harness.js';
+import { assertMoneyTrue, drawnIn, text, type Answer } from './drawn.js';
+
+/**
+ * The report view of MCP Apps in headless Chromium, inside a test host built on the Apps SDK's
+ * host side (app-bridge): for every shape the web page draws, the view draws the numbers of the
+ * tool's structuredContent; hostile text stays text; "Load more" goes through the bridge to the
+ * server and back.
+ */
+const HOSTILE = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">`;
+const SHOTS = process.env.VMS_READ_SCREENSHOTS;
+const MONTHS = 'Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec'.split(' ');
+/** A value as the table shows it: a month's first day by the month's name, others as they are. */
+const labelOf = (value: string) => {
+  const month = /^(\d{4})-(\d{2})-01$/.exec(value);
+  return month ? `${MONTHS[Number(month[2]) - 1]} ${month[1]}` : value;
+};
+
+describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium() }, () => {
+  let h: Harness;
+  let client: Client;
+  let browser: TestBrowser;
+  let host: { origin: string; close(): Promise<void> };
+  let tools: Map<string, Tool>;
+  let html: string;
+  let savedId: string;
+
+  before(async () => {
+    h = await startHarness({ now: () => new Date(`${AS_OF}T12:00:00.000Z`) });
+    savedId = await createSavedQuery(
+      h.store,
+      {
+        workspaceId: WS,
+        kind: 'library',
+        name: HOSTILE,
+        definition: { query: { metrics: ['spend'], dimensions: ['supplier', 'currency'] } },
+        dashboardId: null,
+        author: 'test',
+      },
+      new Date(),
+    );
+    const base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    client = new Client({ name: 'vms-read test host', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${h.tokens.staff}` } },
+      }),
+    );
+    tools = new Map((await client.listTools()).tools.map((t) => [t.name, t]));
+    const read = await client.readResource({ uri: REPORT_VIEW_URI });
+    html = (read.contents[0] as { text: string }).text;
+    host = await servePage(await appHostHtml());
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await host?.close();
+    await client?.close();
+    await h?.close();
+  });
+
+  /** A page of the host whose tool calls the test's client makes, recording console errors. */
+  async function hostPage(errors: string[]): Promise<Page> {
+    const page = await browser.newPage();
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.exposeFunction('callTool', (params: { name: string; arguments?: object }) =>
+      client.callTool({
+        name: params.name,
+        arguments: params.arguments as Record<string, unknown>,
+      }),
+    );
+    await page.goto(host.origin);
+    return page;
+  }
+
+  async function shown(
+    tool: string,
+    args: Record<string, unknown>,
+    drawnSelector: string,
+    errors: string[],
+  ): Promise<{ page: Page; frame: Frame; result: CallToolResult }> {
+    const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+    const page = await hostPage(errors);
+    const frame = await openView(
+      page,
+      { html, tool: tools.get(tool), args, result },
+      drawnSelector,
+    );
+    return { page, frame, result };
+  }
+
+  const shot = async (page: Page, name: string) => {
+    if (!SHOTS) return;
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+  };
+
+  /** The drawn table is the answer's rows, in order, with each metric in it. */
+  async function assertDrawn(frame: Frame, answer: Answer, shape: string): Promise<void> {
+    const drawn = await drawnIn(frame, '#view');
+    assert.equal(drawn.kind, shape);
+    assert.equal(drawn.rows.length, answer.rows.length, `${shape}: a table row per answer row`);
+    const dimensions = answer.columns.filter(
+      (c) => !answer.metricDefinitions.some((m) => m.key === c),
+    );
+    answer.rows.forEach((row, i) => {
+      for (const d of dimensions)
+        assert.ok(
+          drawn.rows[i].some((cell) => cell.includes(labelOf(text(row[d])))),
+          `${shape} row ${i}: ${d} ${text(row[d])}`,
+        );
+    });
+    assertMoneyTrue(drawn, answer, shape);
+    if (shape === 'number')
+      assert.equal(drawn.bigNumbers.length, answer.metricDefinitions.length, 'a big number each');
+    if (shape === 'time' || shape === 'category') {
+      const points = drawn.charts.flatMap((c) => c.series.flatMap((s) => s.data));
+      assert.ok(points.length > 0, `${shape}: the chart has points`);
+      const values = answer.rows.flatMap((row) =>
+        answer.metricDefinitions.map((m) =>
+          m.unit === 'cents' ? Number(row[m.key]) / 100 : Number(row[m.key]),
+        ),
+      );
+      for (const point of points)
+        if (point !== null)
+          assert.ok(values.includes(point), `${shape}: ${point} is in the answer`);
+    }
+  }
+
+  it('declares the view on the three tools and serves it under its own strict policy', async () => {
+    for (const name of tools.keys()) {
+      const meta = tools.get(name)?._meta as { ui?: { resourceUri?: string } } | undefined;
+      const drawn = ['run_semantic_query', 'run_saved_query', 'list_changes'].includes(name);
+      assert.equal(meta?.ui?.resourceUri, drawn ? REPORT_VIEW_URI : undefined, name);
+    }
+    const listed = await client.listResources();
+    assert.deepEqual(
+      listed.resources.map((r) => [r.uri, r.mimeType]),
+      [[REPORT_VIEW_URI, 'text/html;profile=mcp-app']],
+    );
+    const policy = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
+    assert.match(policy, /default-src 'none'/);
+    assert.match(policy, /script-src 'sha256-[^' ]+'(;|$)/);
+    assert.match(policy, /connect-src 'none'/);
+    assert.doesNotMatch(policy, /unsafe/);
+    await assert.rejects(
+      client.readResource({ uri: 'ui://vms-read/other.html' }),
+      /Resource not found/,
+    );
+  });
+
+  const SHAPES: [string, Record<string, unknown>][] = [
+    [
+      'time',
+      { query: { metrics: ['hours_worked'], dimensions: ['work_date'], timeGrain: 'month' } },
+    ],
+    ['category', { query: { metrics: ['spend'], dimensions: ['supplier', 'currency'] } }],
+    ['number', { query: { metrics: ['hours_worked', 'overtime_hours'] } }],
+    ['table', { query: { metrics: ['hours_worked'], dimensions: ['supplier', 'org_unit'] } }],
+  ];
+  for (const [shape, args] of SHAPES)
+    it(`draws a ${shape} result with the numbers of its structuredContent`, async () => {
+      const errors: string[] = [];
+      const { page, frame, result } = await shown('run_semantic_query', args, '.result', errors);
+      await assertDrawn(frame, result.structuredContent as unknown as Answer, shape);
+      await shot(page, `mcp-app-${shape}`);
+      assert.deepEqual(errors, []);
+    });
+
+  it('draws an empty result and a refusal with its code and closest metrics', async () => {
+    const errors: string[] = [];
+    const empty = await shown(
+      'run_semantic_query',
+      { query: { metrics: ['hours_worked'], timeRange: { from: '2001-01-01', to: '2001-01-31' } } },
+      '.result .empty',
+      errors,
+    );
+    assert.equal(await empty.frame.getAttribute('.result', 'data-chart-kind'), 'empty');
+    const refused = await shown(
+      'run_semantic_query',
+      { query: { metrics: ['hours_workd'] } },
+      '.refusal',
+      errors,
+    );
+    const answer = refused.result.structuredContent as { code: string; closestMetrics: string[] };
+    const words = (await refused.frame.textContent('.refusal')) ?? '';
+    assert.ok(words.includes(`Refused (${answer.code})`), words);
+    assert.ok(answer.closestMetrics.length > 0);
+    assert.ok(words.includes(answer.closestMetrics.join(', ')), words);
+    await shot(refused.page, 'mcp-app-refusal');
+    assert.deepEqual(errors, []);
+  });
+
+  it('shows a hostile saved-query name as text, running nothing', async () => {
+    const errors: string[] = [];
+    const { page, frame, result } = await shown(
+      'run_saved_query',
+      { savedQueryId: savedId },
+      '.result',
+      errors,
+    );
+    assert.equal(await frame.textContent('.view-title .third-party'), HOSTILE);
+    assert.equal(await frame.$$eval('.view-title img, .view-title script', (n) => n.length), 0);
+    assert.equal(await frame.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
+    await assertDrawn(frame, result.structuredContent as unknown as Answer, 'category');
+    await shot(page, 'mcp-app-saved-query');
+    assert.deepEqual(errors, []);
+  });
+
+  it('continues a row-budget truncation through the host: Load more is a tool call', async () => {
+    const errors: string[] = [];
+    const args = { query: { metrics: ['hours_worked'], dimensions: ['work_date'], limit: 700 } };
+    const { page, frame, result } = await shown('run_semantic_query', args, '.result', errors);
+    const first = result.structuredContent as {
+      rows: Record<string, unknown>[];
+      nextCursor: string;
+      truncatedBy: string;
+    };
+    assert.equal(first.truncatedBy, 'row_budget');
+    await frame.click('button.more');
+    await frame.waitForFunction(() => document.querySelectorAll('tbody tr').length === 700);
+    const calls = await page.evaluate(
+      () =>
+        (window as unknown as { calls: { name: string; arguments: Record<string, unknown> }[] })
+          .calls,
+    );
+    const more = calls
+      .filter((c) => c.name === 'run_semantic_query')
+      .map((c) => ({ name: c.name, arguments: c.arguments }));
+    assert.deepEqual(more, [
+      { name: 'run_semantic_query', arguments: { ...args, cursor: first.nextCursor } },
+    ]);
+    const second = (await client.callTool(more[0])).structuredContent as typeof first;
+    const drawn = await drawnIn(frame, '#view');
+    assert.deepEqual(
+      drawn.rows.map((cells) => cells[0]),
+      [...first.rows, ...second.rows].map((row) => text(row.work_date)),
+    );
+    assert.deepEqual(errors, []);
+  });
+
+  it('draws the change feed as a table and reads on through the host', async () => {
+    const errors: string[] = [];
+    const { page, frame, result } = await shown(
+      'list_changes',
+      { limit: 5 },
+      '.changes table',
+      errors,
+    );
+    const first = result.structuredContent as {
+      items: { type: string; id: string; version: number }[];
+      hasMore: boolean;
+      nextCursor: string;
+    };
+    const ids = async () =>
+      frame.$$eval('.changes tbody tr', (rows) => rows.map((r) => r.getAttribute('data-id')));
+    assert.deepEqual(
+      await ids(),
+      first.items.map((item) => item.id),
+    );
+    assert.equal(first.hasMore, true);
+    await shot(page, 'mcp-app-changes');
+    await frame.click('.changes button.more');
+    await frame.waitForFunction(() => document.querySelectorAll('.changes tbody tr').length === 10);
+    const second = await client.callTool({
+      name: 'list_changes',
+      arguments: { limit: 5, cursor: first.nextCursor },
+    });
+    const next = second.structuredContent as typeof first;
+    assert.deepEqual(
+      await ids(),
+      [...first.items, ...next.items].map((item) => item.id),
+    );
+    assert.deepEqual(errors, []);
+  });
+});

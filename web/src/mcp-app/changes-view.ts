@@ -1,0 +1,79 @@
+import { h } from '../dom.js';
+import {
+  fieldValue,
+  plainId,
+  recordTable,
+  when,
+  words,
+  type ApiRecord,
+  type Column,
+} from '../records/record-fields.js';
+
+/** A page of the change feed (list_changes). */
+export interface ChangePage {
+  items: { type: string; id: string; version: number; record: ApiRecord }[];
+  hasMore: boolean;
+  nextCursor: string;
+}
+
+export function isChangePage(data: unknown): data is ChangePage {
+  const page = data as Partial<ChangePage> | null;
+  return typeof page === 'object' && page !== null && Array.isArray(page.items);
+}
+
+/** The field that names a record of each type, as its list page shows it first. */
+const NAMED_BY = ['displayName', 'name', 'number', 'description', 'category'];
+
+const name = (record: ApiRecord) => {
+  const key = NAMED_BY.find((k) => k in record) ?? (record.type === 'worker' ? 'displayName' : '');
+  return key ? fieldValue(record, key) : '—';
+};
+
+type Change = ChangePage['items'][number];
+const COLUMNS: Column[] = [
+  { heading: 'Version', num: true, value: (c) => String(c.version) },
+  { heading: 'Type', value: (c) => words(c.type) },
+  { heading: 'Id', value: (c) => plainId(c.id) },
+  { heading: 'Name', value: (c) => name({ ...(c.record as ApiRecord), type: c.type }) },
+  { heading: 'Status', value: (c) => words((c.record as ApiRecord).status) },
+  { heading: 'Updated', value: (c) => when((c.record as ApiRecord).updatedAt) },
+];
+
+/**
+ * The change feed as a table, a row per changed record (its version, type, id, name, status and
+ * when it was updated); "Load more" follows nextCursor while hasMore is true.
+ */
+export function changesView(
+  first: ChangePage,
+  more: (cursor: string) => Promise<ChangePage>,
+): HTMLElement {
+  const root = h('div', { class: 'changes' });
+  const draw = (items: Change[], page: ChangePage) => {
+    root.replaceChildren(
+      h(
+        'p',
+        { class: 'meta' },
+        `${items.length} change${items.length === 1 ? '' : 's'}`,
+        page.hasMore ? ' · more to read' : ' · up to date',
+      ),
+      items.length
+        ? recordTable('Changes', COLUMNS, items as unknown as ApiRecord[])
+        : h('p', { class: 'empty' }, 'No changes.'),
+    );
+    if (!page.hasMore) return;
+    const button = h('button', { type: 'button', class: 'more' }, 'Load more changes');
+    button.addEventListener('click', async () => {
+      button.setAttribute('disabled', '');
+      try {
+        const next = await more(page.nextCursor);
+        draw([...items, ...next.items], next);
+      } catch (error) {
+        root.append(h('p', { class: 'error', role: 'alert' }, (error as Error).message));
+        button.removeAttribute('disabled');
+      }
+    });
+    root.append(button);
+  };
+  draw(first.items, first);
+  return root;
+}
