@@ -3,7 +3,10 @@
 // day on the server and in the browser, so relative periods have data. docs/before/ keeps the
 // page as it was before issue 22, for comparison.
 import { AS_OF, startHarness } from '../dist/test/support/harness.js';
-import { launchBrowser, signIn } from '../dist/test/support/browser.js';
+import { launchBrowser, servePage, signIn } from '../dist/test/support/browser.js';
+import { appHostHtml, openView } from '../dist/test/support/app-host.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { REPORT_VIEW_URI } from '../dist/src/mcp/report-view.js';
 
 const NOON = new Date(`${AS_OF}T12:00:00.000Z`);
 const h = await startHarness({ now: () => NOON });
@@ -25,6 +28,44 @@ async function shoot(file, token, hash, { width = 1280, ready = 'main h1' } = {}
   await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
   await page.screenshot({ path: `docs/${file}`, fullPage: true });
   await page.close();
+}
+
+/**
+ * The MCP Apps report view as a host draws it: the test host (the Apps SDK's app-bridge, an
+ * iframe), a real MCP client calling the tools, and the view's frame shot alone.
+ */
+async function shootMcpApp() {
+  const client = new Client({ name: 'vms-read screenshots', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${h.tokens.staff}` } },
+    }),
+  );
+  const tools = new Map((await client.listTools()).tools.map((t) => [t.name, t]));
+  const html = (await client.readResource({ uri: REPORT_VIEW_URI })).contents[0].text;
+  const host = await servePage(await appHostHtml());
+  const view = async (file, tool, args, drawn) => {
+    const page = await browser.newPage();
+    await page.exposeFunction('callTool', (params) => client.callTool(params));
+    await page.goto(host.origin);
+    const result = await client.callTool({ name: tool, arguments: args });
+    await openView(page, { html, tool: tools.get(tool), args, result }, drawn);
+    await page.locator('#view').screenshot({ path: `docs/${file}` });
+    await page.close();
+  };
+  try {
+    const query = {
+      metrics: ['spend'],
+      dimensions: ['invoice_period', 'currency'],
+      timeGrain: 'month',
+      timeRange: { from: '2025-07-01', to: '2026-06-30' },
+    };
+    await view('mcp-app-report.png', 'run_semantic_query', { query }, '.result canvas');
+    await view('mcp-app-changes.png', 'list_changes', { limit: 8 }, '.changes table');
+  } finally {
+    await host.close();
+    await client.close();
+  }
 }
 
 try {
@@ -61,6 +102,8 @@ try {
     ready: '.tile .result',
   });
   console.log('wrote docs/web-{home,dashboard,explorer,invoices,worker-home,phone-dashboard}.png');
+  await shootMcpApp();
+  console.log('wrote docs/mcp-app-{report,changes}.png');
 } finally {
   await browser.close();
   await h.close();

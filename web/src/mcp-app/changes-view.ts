@@ -1,6 +1,7 @@
 import { h } from '../dom.js';
 import {
   fieldValue,
+  period,
   plainId,
   recordTable,
   when,
@@ -21,23 +22,30 @@ export function isChangePage(data: unknown): data is ChangePage {
   return typeof page === 'object' && page !== null && Array.isArray(page.items);
 }
 
-/** The field that names a record of each type, as its list page shows it first. */
+/** The field that names a record, as its list page shows it first. */
 const NAMED_BY = ['displayName', 'name', 'number', 'description', 'category'];
 
-const name = (record: ApiRecord) => {
-  const key = NAMED_BY.find((k) => k in record) ?? (record.type === 'worker' ? 'displayName' : '');
-  return key ? fieldValue(record, key) : '—';
-};
+/** What a changed record is about: its name, else what it is of (an approval, a timesheet). */
+function about(type: unknown, record: ApiRecord) {
+  const key = NAMED_BY.find((k) => k in record) ?? (type === 'worker' ? 'displayName' : null);
+  if (key) return fieldValue(record, key);
+  if (type === 'approval_status')
+    return `${words(record.subjectType)} ${String(record.subjectRef)}, step ${String(record.step)}`;
+  if (type === 'timesheet') return `${String(record.workerId)}, ${period(record)}`;
+  return '—';
+}
 
-type Change = ChangePage['items'][number];
+const recordOf = (change: ApiRecord) => change.record as ApiRecord;
 const COLUMNS: Column[] = [
   { heading: 'Version', num: true, value: (c) => String(c.version) },
   { heading: 'Type', value: (c) => words(c.type) },
   { heading: 'Id', value: (c) => plainId(c.id) },
-  { heading: 'Name', value: (c) => name({ ...(c.record as ApiRecord), type: c.type }) },
-  { heading: 'Status', value: (c) => words((c.record as ApiRecord).status) },
-  { heading: 'Updated', value: (c) => when((c.record as ApiRecord).updatedAt) },
+  { heading: 'About', value: (c) => about(c.type, recordOf(c)) },
+  { heading: 'Status', value: (c) => words(recordOf(c).status ?? recordOf(c).state) },
+  { heading: 'Updated', value: (c) => when(recordOf(c).updatedAt) },
 ];
+
+type Change = ChangePage['items'][number];
 
 /**
  * The change feed as a table, a row per changed record (its version, type, id, name, status and
