@@ -29,6 +29,8 @@ const labelOf = (value: string) => {
   return month ? `${MONTHS[Number(month[2]) - 1]} ${month[1]}` : value;
 };
 
+type Host = 'answers' | 'declines' | 'silent';
+
 describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium() }, () => {
   let h: Harness;
   let client: Client;
@@ -72,18 +74,25 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
     await h?.close();
   });
 
-  /** A page of the host whose tool calls the test's client makes, recording console errors. */
-  async function hostPage(errors: string[]): Promise<Page> {
+  /**
+   * A page of the host whose tool calls the test's client makes, recording console errors. A
+   * host that `declines` the view's calls fails them; a `silent` one never answers.
+   */
+  async function hostPage(errors: string[], host_ = 'answers' as Host): Promise<Page> {
     const page = await browser.newPage();
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(message.text());
     });
     await page.exposeFunction('callTool', (params: { name: string; arguments?: object }) =>
-      client.callTool({
-        name: params.name,
-        arguments: params.arguments as Record<string, unknown>,
-      }),
+      host_ === 'declines'
+        ? Promise.reject(new Error('this host does not pass on calls from views'))
+        : host_ === 'silent'
+          ? new Promise(() => {})
+          : client.callTool({
+              name: params.name,
+              arguments: params.arguments as Record<string, unknown>,
+            }),
     );
     await page.goto(host.origin);
     return page;
@@ -94,9 +103,10 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
     args: Record<string, unknown>,
     drawnSelector: string,
     errors: string[],
+    host_: Host = 'answers',
   ): Promise<{ page: Page; frame: Frame; result: CallToolResult }> {
     const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
-    const page = await hostPage(errors);
+    const page = await hostPage(errors, host_);
     const frame = await openView(
       page,
       { html, tool: tools.get(tool), args, result },
@@ -199,6 +209,30 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
     assert.deepEqual(errors, []);
   });
 
+  for (const host_ of ['declines', 'silent'] as const)
+    it(`draws with keys and codes when the host ${host_ === 'declines' ? 'declines' : 'never answers'} the view's own calls`, async () => {
+      const errors: string[] = [];
+      const args = {
+        query: {
+          metrics: ['hours_worked'],
+          dimensions: ['work_date', 'supplier'],
+          timeGrain: 'month',
+        },
+      };
+      const { frame, result } = await shown('run_semantic_query', args, '.result', errors, host_);
+      const answer = result.structuredContent as unknown as Answer;
+      const drawn = await drawnIn(frame, '#view');
+      // The time dimension is found from the dates; the headings are keys; suppliers are codes.
+      assert.equal(drawn.kind, 'time');
+      assert.deepEqual(drawn.headers.slice(0, 2), ['work_date', 'supplier']);
+      assert.equal(await frame.$$eval('.supplier-name', (n) => n.length), 0);
+      await assertDrawn(frame, answer, 'time');
+      assert.deepEqual(
+        errors.filter((e) => !e.includes('does not pass on calls')),
+        [],
+      );
+    });
+
   it('shows a hostile saved-query name as text, running nothing', async () => {
     const errors: string[] = [];
     const { page, frame, result } = await shown(
@@ -212,6 +246,8 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
     assert.equal(await frame.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
     assert.equal(await page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
     await assertDrawn(frame, result.structuredContent as unknown as Answer, 'category');
+    // Suppliers' names beside their codes, read through the host from list_suppliers.
+    assert.ok((await frame.$$eval('.supplier-name', (n) => n.length)) > 0);
     assert.deepEqual(errors, []);
   });
 

@@ -57,12 +57,23 @@ export interface ViewNames {
   timeKeys: ReadonlySet<string> | null;
 }
 
+/** Keys and codes alone: what a view shows without the host's answers. */
+export const NO_NAMES: ViewNames = { names: namesFrom(null, new Map(), new Set()), timeKeys: null };
+
+/** How long the first drawing waits for names before it draws with keys and codes. */
+export const NAMES_WAIT_MS = 3000;
+
 /**
  * The names the page shows, read through the host as the page reads them from the API: labels
  * from list_catalog, suppliers' names from list_suppliers. A host that refuses these calls gets
- * the keys and codes alone.
+ * the keys and codes alone; one that does not answer within NAMES_WAIT_MS, the same.
  */
-export async function namesThroughHost(call: ToolCall): Promise<ViewNames> {
+export function namesThroughHost(call: ToolCall): Promise<ViewNames> {
+  const late = new Promise<ViewNames>((resolve) => setTimeout(resolve, NAMES_WAIT_MS, NO_NAMES));
+  return Promise.race([readNames(call), late]);
+}
+
+async function readNames(call: ToolCall): Promise<ViewNames> {
   const catalog = (await call('list_catalog', {}).catch(() => null)) as ExplorerCatalog | null;
   const timeKeys = catalog
     ? new Set(catalog.dimensions.filter((d) => d.type === 'time').map((d) => d.key))
