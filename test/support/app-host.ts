@@ -9,18 +9,23 @@ import type { Frame, Page } from 'playwright-core';
  */
 const HOST_SCRIPT = `
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
-window.openView = async ({ html, tool, args, result }) => {
+window.openView = async ({ html, tool, args, result, input }) => {
   const iframe = document.getElementById('view');
   const bridge = new AppBridge(
     null,
     { name: 'vms-read test host', version: '1.0.0' },
-    { serverTools: {} },
+    { serverTools: {}, downloadFile: {} },
     { hostContext: { toolInfo: { tool }, theme: 'light', displayMode: 'inline' } },
   );
   window.calls = [];
   bridge.oncalltool = async (params) => {
     window.calls.push(params);
     return window.callTool(params);
+  };
+  window.downloads = [];
+  bridge.ondownloadfile = async (params) => {
+    window.downloads.push(params);
+    return {};
   };
   bridge.onsizechange = ({ height }) => {
     if (height) iframe.style.height = height + 'px';
@@ -29,8 +34,9 @@ window.openView = async ({ html, tool, args, result }) => {
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
   iframe.srcdoc = html;
   await initialized;
-  await bridge.sendToolInput({ arguments: args });
+  if (input === 'before') await bridge.sendToolInput({ arguments: args });
   await bridge.sendToolResult(result);
+  if (input === 'after') await bridge.sendToolInput({ arguments: args });
 };
 `;
 
@@ -60,13 +66,15 @@ export interface ViewCall {
   args: Record<string, unknown>;
   /** The tool's result as the server answered it. */
   result: unknown;
+  /** When the host sends the tool's arguments: before the result (as hosts do), after, or never. */
+  input?: 'before' | 'after' | 'never';
 }
 
 /** Opens the view in the host page with a tool's result, and returns the view's frame once it drew. */
 export async function openView(page: Page, call: ViewCall, drawn: string): Promise<Frame> {
   await page.evaluate(
     (c) => (window as unknown as { openView(c: unknown): Promise<void> }).openView(c),
-    call,
+    { input: 'before', ...call },
   );
   const frame = page.frames().find((f) => f !== page.mainFrame());
   if (!frame) throw new Error('the view has no frame');

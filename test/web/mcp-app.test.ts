@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { Frame, Page } from 'playwright-core';
 import { createSavedQuery } from '../../src/admin/saved-queries.js';
 import { REPORT_VIEW_URI } from '../../src/mcp/report-view.js';
-import { appHostHtml, openView } from '../support/app-host.js';
+import { appHostHtml, openView, type ViewCall } from '../support/app-host.js';
 import {
   launchBrowser,
   servePage,
@@ -30,6 +31,15 @@ const labelOf = (value: string) => {
 };
 
 type Host = 'answers' | 'declines' | 'silent';
+type Data = Record<string, unknown>;
+
+/** The view's tool calls the host passed on to the server, by tool name. */
+async function callsOf(page: Page, name: string) {
+  const calls = await page.evaluate(
+    () => (window as unknown as { calls: { name: string; arguments: Data }[] }).calls,
+  );
+  return calls.filter((c) => c.name === name).map((c) => ({ name, arguments: c.arguments }));
+}
 
 describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium() }, () => {
   let h: Harness;
@@ -39,6 +49,7 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
   let tools: Map<string, Tool>;
   let html: string;
   let savedId: string;
+  let budgetId: string;
 
   before(async () => {
     h = await startHarness({ now: () => new Date(`${AS_OF}T12:00:00.000Z`) });
@@ -49,6 +60,20 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
         kind: 'library',
         name: HOSTILE,
         definition: { query: { metrics: ['spend'], dimensions: ['supplier', 'currency'] } },
+        dashboardId: null,
+        author: 'test',
+      },
+      new Date(),
+    );
+    budgetId = await createSavedQuery(
+      h.store,
+      {
+        workspaceId: WS,
+        kind: 'library',
+        name: 'Hours by day',
+        definition: {
+          query: { metrics: ['hours_worked'], dimensions: ['work_date'], limit: 700 },
+        },
         dashboardId: null,
         author: 'test',
       },
@@ -104,12 +129,15 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
     drawnSelector: string,
     errors: string[],
     host_: Host = 'answers',
+    { input = 'before', alter }: { input?: ViewCall['input']; alter?: (data: Data) => void } = {},
   ): Promise<{ page: Page; frame: Frame; result: CallToolResult }> {
     const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
     const page = await hostPage(errors, host_);
+    const sent = structuredClone(result);
+    alter?.(sent.structuredContent as Data);
     const frame = await openView(
       page,
-      { html, tool: tools.get(tool), args, result },
+      { html, tool: tools.get(tool), args, result: sent, input },
       drawnSelector,
     );
     return { page, frame, result };
@@ -149,18 +177,32 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
 
   it('declares the view on the three tools and serves it under its own strict policy', async () => {
     for (const name of tools.keys()) {
-      const meta = tools.get(name)?._meta as { ui?: { resourceUri?: string } } | undefined;
+      const meta = tools.get(name)?._meta as
+        { ui?: { resourceUri?: string }; 'ui/resourceUri'?: string } | undefined;
       const drawn = ['run_semantic_query', 'run_saved_query', 'list_changes'].includes(name);
       assert.equal(meta?.ui?.resourceUri, drawn ? REPORT_VIEW_URI : undefined, name);
+      // The flat key older hosts read, as the Apps SDK's registerAppTool writes it too.
+      assert.equal(meta?.['ui/resourceUri'], drawn ? REPORT_VIEW_URI : undefined, name);
     }
     const listed = await client.listResources();
     assert.deepEqual(
       listed.resources.map((r) => [r.uri, r.mimeType]),
       [[REPORT_VIEW_URI, 'text/html;profile=mcp-app']],
     );
+    // The host is asked for no network, resources or frames, on the resource as read.
+    const read = await client.readResource({ uri: REPORT_VIEW_URI });
+    const empty = { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] };
+    assert.deepEqual(read.contents[0]._meta, { ui: { csp: empty, prefersBorder: true } });
+    assert.deepEqual(listed.resources[0]._meta, { ui: { csp: empty, prefersBorder: true } });
+    // The HTML's own policy allows its one script and one style sheet by hash, nothing else.
     const policy = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
     assert.match(policy, /default-src 'none'/);
-    assert.match(policy, /script-src 'sha256-[^' ]+'(;|$)/);
+    const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+    const inline = (tag: string) =>
+      new RegExp(`<${tag}[^>]*>([\\s\\S]*?)</${tag}>`).exec(html)?.[1] ?? '';
+    assert.ok(policy.includes(`script-src ${hash(inline('script'))};`), 'the script by its hash');
+    assert.ok(policy.includes(`style-src ${hash(inline('style'))};`), 'the style by its hash');
+    assert.equal(html.match(/<script/g)?.length, 1);
     assert.match(policy, /connect-src 'none'/);
     assert.doesNotMatch(policy, /unsafe/);
     await assert.rejects(
@@ -251,28 +293,28 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
     assert.deepEqual(errors, []);
   });
 
-  it('continues a row-budget truncation through the host: Load more is a tool call', async () => {
+  /** A row-budget truncation continued: Load more sends `expected` and draws both pages. */
+  async function loadsMore(
+    tool: string,
+    args: Data,
+    input: ViewCall['input'],
+    expected: (first: Data) => Data,
+  ) {
     const errors: string[] = [];
-    const args = { query: { metrics: ['hours_worked'], dimensions: ['work_date'], limit: 700 } };
-    const { page, frame, result } = await shown('run_semantic_query', args, '.result', errors);
+    const { page, frame, result } = await shown(tool, args, '.result', errors, 'answers', {
+      input,
+    });
     const first = result.structuredContent as {
-      rows: Record<string, unknown>[];
+      rows: Data[];
       nextCursor: string;
       truncatedBy: string;
     };
     assert.equal(first.truncatedBy, 'row_budget');
     await frame.click('button.more');
     await frame.waitForFunction(() => document.querySelectorAll('tbody tr').length === 700);
-    const calls = await page.evaluate(
-      () =>
-        (window as unknown as { calls: { name: string; arguments: Record<string, unknown> }[] })
-          .calls,
-    );
-    const more = calls
-      .filter((c) => c.name === 'run_semantic_query')
-      .map((c) => ({ name: c.name, arguments: c.arguments }));
+    const more = await callsOf(page, tool);
     assert.deepEqual(more, [
-      { name: 'run_semantic_query', arguments: { ...args, cursor: first.nextCursor } },
+      { name: tool, arguments: { ...expected(first), cursor: first.nextCursor } },
     ]);
     const second = (await client.callTool(more[0])).structuredContent as typeof first;
     const drawn = await drawnIn(frame, '#view');
@@ -281,11 +323,32 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
       [...first.rows, ...second.rows].map((row) => text(row.work_date)),
     );
     assert.deepEqual(errors, []);
-  });
+  }
 
-  it('draws the change feed as a table and reads on through the host', async () => {
+  const BUDGET = { metrics: ['hours_worked'], dimensions: ['work_date'], limit: 700 };
+
+  it('continues a row-budget truncation through the host: Load more is a tool call', () =>
+    // The query as it ran, which the cursor is bound to (a relative period stays the same one).
+    loadsMore('run_semantic_query', { query: BUDGET }, 'before', (first) => ({
+      query: first.semanticQuery,
+    })));
+
+  it('continues a saved query by its id, with no arguments from the host', () =>
+    loadsMore('run_saved_query', { savedQueryId: budgetId }, 'never', () => ({
+      savedQueryId: budgetId,
+    })));
+
+  it('draws the change feed as a table and reads on through the host, with its type', async () => {
     const errors: string[] = [];
-    const { frame, result } = await shown('list_changes', { limit: 5 }, '.changes table', errors);
+    const args = { limit: 5, type: 'approval_status' };
+    const { page, frame, result } = await shown(
+      'list_changes',
+      args,
+      '.changes table',
+      errors,
+      'answers',
+      { input: 'after' },
+    );
     const first = result.structuredContent as {
       items: { type: string; id: string; version: number }[];
       hasMore: boolean;
@@ -300,15 +363,67 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
     assert.equal(first.hasMore, true);
     await frame.click('.changes button.more');
     await frame.waitForFunction(() => document.querySelectorAll('.changes tbody tr').length === 10);
-    const second = await client.callTool({
-      name: 'list_changes',
-      arguments: { limit: 5, cursor: first.nextCursor },
-    });
-    const next = second.structuredContent as typeof first;
+    const more = await callsOf(page, 'list_changes');
+    assert.deepEqual(more, [
+      { name: 'list_changes', arguments: { ...args, cursor: first.nextCursor } },
+    ]);
+    const next = (await client.callTool(more[0])).structuredContent as typeof first;
     assert.deepEqual(
       await ids(),
       [...first.items, ...next.items].map((item) => item.id),
     );
+    assert.deepEqual(errors, []);
+  });
+
+  it('says a refused Load more of the change feed by its code', async () => {
+    const errors: string[] = [];
+    const { frame } = await shown(
+      'list_changes',
+      { limit: 5 },
+      '.changes table',
+      errors,
+      'answers',
+      {
+        alter: (data) => {
+          data.nextCursor = `x${String(data.nextCursor)}`;
+        },
+      },
+    );
+    await frame.click('.changes button.more');
+    await frame.waitForSelector('.changes .refusal');
+    assert.match(
+      (await frame.textContent('.changes .refusal')) ?? '',
+      /Refused \(invalid_cursor\)/,
+    );
+    assert.equal(await frame.$$eval('.changes tbody tr', (rows) => rows.length), 5);
+    assert.deepEqual(errors, []);
+  });
+
+  it('saves "Download CSV" through the host, as the table reads', async () => {
+    const errors: string[] = [];
+    const args = { query: { metrics: ['spend'], dimensions: ['supplier', 'currency'] } };
+    const { page, frame } = await shown('run_semantic_query', args, '.result', errors);
+    await frame.click('.result button.secondary');
+    await page.waitForFunction(
+      () => (window as unknown as { downloads: unknown[] }).downloads.length === 1,
+    );
+    const [download] = await page.evaluate(
+      () =>
+        (
+          window as unknown as {
+            downloads: {
+              contents: { resource: { uri: string; mimeType: string; text: string } }[];
+            }[];
+          }
+        ).downloads,
+    );
+    const { resource } = download.contents[0];
+    assert.equal(resource.mimeType, 'text/csv');
+    assert.match(resource.uri, /^file:\/\/\/Report\.csv$/);
+    const drawn = await drawnIn(frame, '#view');
+    const lines = resource.text.trimEnd().split('\r\n');
+    assert.equal(lines.length, drawn.rows.length + 1);
+    assert.ok(lines[0].startsWith('Supplier,'), lines[0]);
     assert.deepEqual(errors, []);
   });
 });

@@ -24,17 +24,34 @@ function field(value: CsvCell): string {
 export const csvOf = (header: string[], rows: CsvCell[][]) =>
   [header, ...rows].map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
 
-/** A "Download CSV" button that saves `make()`'s text as `name`.csv when pressed. */
-export function csvButton(name: string, make: () => string): HTMLElement {
+/** Saves a file the person downloads: the page's own link, or a host's (an MCP Apps view). */
+export type SaveFile = (name: string, text: string) => void;
+
+function saveFromPage(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const link = h('a', { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+let save: SaveFile | null = saveFromPage;
+
+/**
+ * How "Download CSV" saves: the page's link by default; an MCP Apps view, whose sandbox blocks
+ * downloads, asks its host, or (null) offers no button when the host cannot save files.
+ */
+export function saveFilesWith(saver: SaveFile | null): void {
+  save = saver;
+}
+
+/** A "Download CSV" button that saves `make()`'s text as `name`.csv when pressed; none when nothing can save. */
+export function csvButton(name: string, make: () => string): HTMLElement | null {
+  const saver = save;
+  if (!saver) return null;
   const button = h('button', { type: 'button', class: 'secondary small' }, 'Download CSV');
-  button.addEventListener('click', () => {
-    const url = URL.createObjectURL(new Blob([make()], { type: 'text/csv;charset=utf-8' }));
-    const link = h('a', { href: url, download: `${name}.csv`, hidden: true });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
-  });
+  button.addEventListener('click', () => saver(`${name}.csv`, make()));
   return button;
 }
 

@@ -18,11 +18,14 @@ export interface Names {
 
 const loaded = new WeakMap<Session, Promise<Names>>();
 
-/** Suppliers' names by code, from list_suppliers' items (codes and names are envelopes). */
+/**
+ * Suppliers' names by code, from list_suppliers' items (codes and names are envelopes), put in
+ * `names` as they come (a reader may use those that came before the list ends).
+ */
 export async function supplierNamesOf(
   items: AsyncIterable<unknown>,
+  names = new Map<string, Provenance>(),
 ): Promise<Map<string, Provenance>> {
-  const names = new Map<string, Provenance>();
   try {
     for await (const item of items) {
       const { code, name } = item as { code?: unknown; name?: unknown };

@@ -1,4 +1,5 @@
 import { h } from '../dom.js';
+import { refusalView, type ReportRefusal } from '../result-view.js';
 import {
   fieldValue,
   period,
@@ -53,7 +54,7 @@ type Change = ChangePage['items'][number];
  */
 export function changesView(
   first: ChangePage,
-  more: (cursor: string) => Promise<ChangePage>,
+  more?: (cursor: string) => Promise<ChangePage | ReportRefusal>,
 ): HTMLElement {
   const root = h('div', { class: 'changes' });
   const draw = (items: Change[], page: ChangePage) => {
@@ -68,13 +69,15 @@ export function changesView(
         ? recordTable('Changes', COLUMNS, items as unknown as ApiRecord[])
         : h('p', { class: 'empty' }, 'No changes.'),
     );
-    if (!page.hasMore) return;
+    if (!page.hasMore || !more) return;
     const button = h('button', { type: 'button', class: 'more' }, 'Load more changes');
     button.addEventListener('click', async () => {
       button.setAttribute('disabled', '');
       try {
         const next = await more(page.nextCursor);
-        draw([...items, ...next.items], next);
+        // A cursor the feed no longer takes is a refusal, said by its code as the page says it.
+        if ('status' in next) root.append(refusalView(next));
+        else draw([...items, ...next.items], next);
       } catch (error) {
         root.append(h('p', { class: 'error', role: 'alert' }, (error as Error).message));
         button.removeAttribute('disabled');

@@ -1,5 +1,6 @@
 import type { App } from '@modelcontextprotocol/ext-apps';
 import type { ExplorerCatalog } from '../explorer-query.js';
+import type { Provenance } from '../dom.js';
 import { namesFrom, supplierNamesOf, type Names } from '../names.js';
 
 /**
@@ -22,14 +23,25 @@ function errorText(content: unknown): string {
   return 'the tool call failed';
 }
 
-/** A tool result as the view reads it: structuredContent, or an error with the service's words. */
+/**
+ * A tool result as the view reads it: structuredContent (or, from a host that passed on the text
+ * alone, the `data` of the `{data, request_id}` text), or an error with the service's words.
+ */
 export function structuredOf(result: {
   isError?: boolean;
   content?: unknown;
   structuredContent?: unknown;
 }): unknown {
   if (result.isError) throw new ToolCallError(errorText(result.content));
-  return result.structuredContent;
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const first = Array.isArray(result.content)
+    ? (result.content[0] as { text?: unknown } | undefined)
+    : undefined;
+  try {
+    return (JSON.parse(String(first?.text)) as { data: unknown }).data;
+  } catch {
+    throw new ToolCallError('the result holds neither structured content nor the service’s text');
+  }
 }
 
 export function toolCaller(app: App): ToolCall {
@@ -57,27 +69,40 @@ export interface ViewNames {
   timeKeys: ReadonlySet<string> | null;
 }
 
-/** Keys and codes alone: what a view shows without the host's answers. */
-export const NO_NAMES: ViewNames = { names: namesFrom(null, new Map(), new Set()), timeKeys: null };
-
-/** How long the first drawing waits for names before it draws with keys and codes. */
+/** How long the first drawing waits for each kind of name before it draws without them. */
 export const NAMES_WAIT_MS = 3000;
+
+/** A promise's value, or `fallback` when it has not come within NAMES_WAIT_MS (or failed). */
+function within<T>(promise: Promise<T>, fallback: T): Promise<T> {
+  const late = new Promise<T>((resolve) => setTimeout(resolve, NAMES_WAIT_MS, fallback));
+  return Promise.race([promise.catch(() => fallback), late]);
+}
+
+/** At most this many pages of suppliers (50 each) are read for their names. */
+const SUPPLIER_PAGES = 5;
 
 /**
  * The names the page shows, read through the host as the page reads them from the API: labels
- * from list_catalog, suppliers' names from list_suppliers. A host that refuses these calls gets
- * the keys and codes alone; one that does not answer within NAMES_WAIT_MS, the same.
+ * from list_catalog, suppliers' names from list_suppliers. Each waits at most NAMES_WAIT_MS: a
+ * host that declines or does not answer gets keys and codes; suppliers' names that come later
+ * are shown at the next drawing (a Load more). `catalogRead` says whether labels came, so a
+ * caller can ask again.
  */
-export function namesThroughHost(call: ToolCall): Promise<ViewNames> {
-  const late = new Promise<ViewNames>((resolve) => setTimeout(resolve, NAMES_WAIT_MS, NO_NAMES));
-  return Promise.race([readNames(call), late]);
-}
-
-async function readNames(call: ToolCall): Promise<ViewNames> {
-  const catalog = (await call('list_catalog', {}).catch(() => null)) as ExplorerCatalog | null;
+export async function namesThroughHost(
+  call: ToolCall,
+): Promise<ViewNames & { catalogRead: boolean }> {
+  const suppliers = new Map<string, Provenance>();
+  const paging = supplierNamesOf(itemsOf(call, 'list_suppliers', SUPPLIER_PAGES), suppliers);
+  const [catalog] = await Promise.all([
+    within(call('list_catalog', {}) as Promise<ExplorerCatalog | null>, null),
+    within(paging, suppliers),
+  ]);
   const timeKeys = catalog
     ? new Set(catalog.dimensions.filter((d) => d.type === 'time').map((d) => d.key))
     : null;
-  const suppliers = await supplierNamesOf(itemsOf(call, 'list_suppliers'));
-  return { names: namesFrom(catalog, suppliers, timeKeys ?? new Set()), timeKeys };
+  return {
+    names: namesFrom(catalog, suppliers, timeKeys ?? new Set()),
+    timeKeys,
+    catalogRead: catalog !== null,
+  };
 }

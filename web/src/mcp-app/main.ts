@@ -1,14 +1,9 @@
 import { App, applyDocumentTheme } from '@modelcontextprotocol/ext-apps';
+import { saveFilesWith } from '../csv.js';
 import { h, replace, thirdParty, type Provenance } from '../dom.js';
-import { resultView, type ReportAnswer } from '../result-view.js';
+import { resultView, type ReportAnswer, type ReportRefusal } from '../result-view.js';
 import { changesView, isChangePage, type ChangePage } from './changes-view.js';
-import {
-  namesThroughHost,
-  structuredOf,
-  toolCaller,
-  type ToolCall,
-  type ViewNames,
-} from './host-calls.js';
+import { namesThroughHost, structuredOf, toolCaller, type ToolCall } from './host-calls.js';
 import { guessedTimeKeys } from './time-keys.js';
 
 /**
@@ -20,9 +15,9 @@ import { guessedTimeKeys } from './time-keys.js';
 const root = document.getElementById('view') as HTMLElement;
 const app = new App({ name: 'vms-read report view', version: '0.1.0' }, {}, { autoResize: true });
 const call: ToolCall = toolCaller(app);
-/** The arguments the tool was called with: a "Load more" sends them again with the cursor. */
-let input: Record<string, unknown> = {};
-let names: Promise<ViewNames> | null = null;
+/** The arguments the tool was called with (list_changes' `type`, run_saved_query's id). */
+let input: Record<string, unknown> | null = null;
+let names: ReturnType<typeof namesThroughHost> | null = null;
 
 type ReportData = ReportAnswer & { savedQuery?: { id: string; name: Provenance } };
 
@@ -34,17 +29,23 @@ function toolOf(data: unknown): string {
   return (data as ReportData).savedQuery ? 'run_saved_query' : 'run_semantic_query';
 }
 
-/** The same call again for its next page: the arguments it was called with, and the cursor. */
+/**
+ * The arguments of the next page, beside its cursor: a report query as it ran (its semanticQuery,
+ * which the cursor is bound to, so a relative period that has since moved on still continues), a
+ * saved query by its id, the change feed with the arguments it was called with (its `type`).
+ */
+function nextArguments(tool: string, data: unknown): Record<string, unknown> {
+  if (tool === 'run_saved_query') return { savedQueryId: (data as ReportData).savedQuery?.id };
+  if (tool === 'run_semantic_query')
+    return { query: (data as { semanticQuery?: unknown }).semanticQuery };
+  const { limit, type } = input ?? {};
+  return { ...(limit === undefined ? {} : { limit }), ...(type === undefined ? {} : { type }) };
+}
+
+/** The same call again for its next page, when the host passes the view's calls on. */
 function nextPage(tool: string, data: unknown) {
-  return async (cursor: string) => {
-    const saved = (data as ReportData).savedQuery;
-    const args = Object.keys(input).length
-      ? input
-      : saved
-        ? { savedQueryId: saved.id }
-        : { query: (data as { semanticQuery?: unknown }).semanticQuery };
-    return call(tool, { ...args, cursor });
-  };
+  if (!app.getHostCapabilities()?.serverTools) return undefined;
+  return (cursor: string) => call(tool, { ...nextArguments(tool, data), cursor });
 }
 
 async function draw(data: unknown): Promise<void> {
@@ -53,50 +54,67 @@ async function draw(data: unknown): Promise<void> {
   if (isChangePage(data)) {
     replace(
       root,
-      changesView(data, (cursor) => more(cursor) as Promise<ChangePage>),
+      changesView(
+        data,
+        more as ((cursor: string) => Promise<ChangePage | ReportRefusal>) | undefined,
+      ),
     );
     return;
   }
   const answer = data as ReportData;
   names ??= namesThroughHost(call);
-  const { names: known, timeKeys } = await names;
+  const read = await names;
+  // Labels that did not come in time are asked for again at the next result.
+  if (!read.catalogRead) names = null;
   const title = answer.savedQuery ? answer.savedQuery.name.value : 'Report';
   replace(
     root,
     answer.savedQuery ? h('h2', { class: 'view-title' }, thirdParty(answer.savedQuery.name)) : null,
     resultView(answer, {
-      timeKeys: timeKeys ?? guessedTimeKeys(answer),
-      names: known,
+      timeKeys: read.timeKeys ?? guessedTimeKeys(answer),
+      names: read.names,
       title,
-      more: (cursor) => more(cursor) as Promise<ReportAnswer>,
+      more: more as ((cursor: string) => Promise<ReportAnswer>) | undefined,
     }),
   );
 }
 
-function show(result: { isError?: boolean; content?: unknown; structuredContent?: unknown }) {
-  try {
-    void draw(structuredOf(result)).catch(fail);
-  } catch (error) {
-    fail(error);
-  }
-}
-
-function fail(error: unknown) {
-  replace(root, h('p', { class: 'error', role: 'alert' }, (error as Error).message));
+function say(text: string, role: 'alert' | 'status' = 'alert') {
+  replace(root, h('p', { class: role === 'alert' ? 'error' : 'meta', role }, text));
 }
 
 app.ontoolinput = ({ arguments: args }) => {
   input = args ?? {};
 };
-app.ontoolresult = show;
+app.ontoolresult = (result) => {
+  try {
+    void draw(structuredOf(result)).catch((error: unknown) => say((error as Error).message));
+  } catch (error) {
+    say((error as Error).message);
+  }
+};
+app.ontoolcancelled = () => say('The call was cancelled: there is no result to draw.', 'status');
 app.onhostcontextchanged = ({ theme }) => {
   if (theme) applyDocumentTheme(theme);
 };
+// The sandbox blocks a page's own downloads: "Download CSV" asks the host, where it can save.
+saveFilesWith(null);
 app.connect().then(
   () => {
     const theme = app.getHostContext()?.theme;
     if (theme) applyDocumentTheme(theme);
+    if (app.getHostCapabilities()?.downloadFile)
+      saveFilesWith((name, text) => {
+        void app.downloadFile({
+          contents: [
+            {
+              type: 'resource',
+              resource: { uri: `file:///${encodeURIComponent(name)}`, mimeType: 'text/csv', text },
+            },
+          ],
+        });
+      });
     root.setAttribute('data-connected', '');
   },
-  (error: unknown) => fail(error),
+  (error: unknown) => say((error as Error).message),
 );
