@@ -2,6 +2,7 @@ import { isJSONRPCRequest } from '@modelcontextprotocol/server';
 import { CallToolRequestSchema } from '@modelcontextprotocol/core';
 import type { FastifyRequest } from 'fastify';
 import { resolveTool, type ToolOutcome, type Toolset } from '../mcp/tools.js';
+import { resultMeta } from '../mcp/trust-marks.js';
 import { serializeEnvelope } from './envelope-serializer.js';
 
 /**
@@ -35,8 +36,9 @@ const STRUCTURED = Buffer.from('"}],"structuredContent":');
  * The JSON-RPC response to a direct call, as the SDK would write it (`{result, jsonrpc, id}`),
  * with the answer serialised once: the envelope serializer writes the text REST
  * sends (`{"data":…,"request_id":…}`), here escaped as a JSON string, and `structuredContent` is
- * the data's text; for a repeat from the cache, both are the bytes kept from the first time. In
- * parts, written one after the other: an answer of 100 kB is not copied into one buffer.
+ * the data's text; for a repeat from the cache, both are the bytes kept from the first time; then
+ * `_meta`, the trust marks callTool gives. In parts, written one after the other: an answer of
+ * 100 kB is not copied into one buffer.
  */
 export function toolCallResponse(id: string | number, outcome: ToolOutcome): Buffer[] {
   const end = Buffer.from(`},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
@@ -47,12 +49,13 @@ export function toolCallResponse(id: string | number, outcome: ToolOutcome): Buf
     };
     return [Buffer.from(`{"result":${JSON.stringify(result).slice(0, -1)}`), end];
   }
-  const { data, requestId } = outcome;
+  const { data, requestId, trust } = outcome;
   return [
     TEXT_HEAD,
     ...serializeEnvelope.escaped(data, requestId),
     STRUCTURED,
     serializeEnvelope.data(data),
+    Buffer.from(`,"_meta":${JSON.stringify(resultMeta(trust))}`),
     end,
   ];
 }

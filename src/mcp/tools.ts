@@ -8,6 +8,13 @@ import type { Executor } from '../operations/executor.js';
 import { dataSchema, type AnyOperation } from '../operations/operation.js';
 import { JSON_RPC, ProtocolError } from './protocol-errors.js';
 import { withView } from './report-view.js';
+import {
+  resultMeta,
+  toolTrust,
+  TRUST_META,
+  type ResultTrust,
+  type ToolTrust,
+} from './trust-marks.js';
 
 const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
@@ -24,11 +31,13 @@ const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Record<
 export interface Toolset {
   tools: Tool[];
   byName: ReadonlyMap<string, AnyOperation>;
+  /** Each tool's trust marks, by name: where its results can hold them, and which one does. */
+  trust: ReadonlyMap<string, ToolTrust>;
 }
 
 /**
  * The tool list, built once from the registry: name, title, description, input and output
- * schemas, hints.
+ * schemas, hints, and in `_meta` the trust marks read off the output schema (trust-marks.ts).
  */
 export function toolsetOf(operations: readonly AnyOperation[]): Toolset {
   const tools = operations.map((op) =>
@@ -41,7 +50,10 @@ export function toolsetOf(operations: readonly AnyOperation[]): Toolset {
       annotations: ANNOTATIONS,
     }),
   );
-  return { tools, byName: new Map(operations.map((op) => [op.name, op])) };
+  const trust = new Map(tools.map((tool) => [tool.name, toolTrust(tool.outputSchema)]));
+  for (const tool of tools)
+    tool._meta = { ...tool._meta, [TRUST_META]: trust.get(tool.name)?.templates };
+  return { tools, byName: new Map(operations.map((op) => [op.name, op])), trust };
 }
 
 /**
@@ -84,9 +96,12 @@ function refusedCall(
   return new ProtocolError(code);
 }
 
-/** What a tool call came to: the operation's data, or the error body HTTP would have answered. */
+/**
+ * What a tool call came to: the operation's data and what it holds by the tool's trust marks, or
+ * the error body HTTP would have answered.
+ */
 export type ToolOutcome =
-  | { ok: true; operation: AnyOperation; data: unknown; requestId: string }
+  | { ok: true; operation: AnyOperation; data: unknown; requestId: string; trust: ResultTrust }
   | { ok: false; body: unknown };
 
 /** The tool `params` call and its arguments, or the protocol error malformed params or an unknown tool get. */
@@ -135,7 +150,8 @@ export async function runTool(
       receivedAt,
     });
     countCall(metrics, started, operation.name, 200);
-    return { ok: true, operation, data, requestId };
+    const trust = (toolset.trust.get(operation.name) as ToolTrust).of(data);
+    return { ok: true, operation, data, requestId, trust };
   } catch (error) {
     const outcome = errorOutcome(error, requestId);
     countCall(metrics, started, operation.name, outcome.status);
@@ -150,7 +166,8 @@ export async function runTool(
 
 /**
  * A tool call's result as MCP carries it: the answer as text (`{data, request_id}`, the bytes
- * HTTP sends) and as `structuredContent`; an error as text with `isError`.
+ * HTTP sends) and as `structuredContent`, and in `_meta` what it holds by the trust marks; an
+ * error as text with `isError` (no trust marks: an error's text is the service's own).
  */
 export async function callTool(
   executor: Executor,
@@ -162,9 +179,10 @@ export async function callTool(
   const outcome = await runTool(executor, toolset, caller, params, logger);
   if (!outcome.ok)
     return { content: [{ type: 'text', text: JSON.stringify(outcome.body) }], isError: true };
-  const { data, requestId } = outcome;
+  const { data, requestId, trust } = outcome;
   return {
     content: [{ type: 'text', text: JSON.stringify({ data, request_id: requestId }) }],
     structuredContent: data as Record<string, unknown>,
+    _meta: resultMeta(trust),
   };
 }

@@ -1,10 +1,10 @@
 import { Type, type TLiteral, type TObject, type TSchema, type TUnion } from 'typebox';
-import { provenance, ProvenanceSchema } from '../provenance.js';
+import { PERSONAL_DATA_MARK, provenance, ProvenanceSchema } from '../provenance.js';
 
 /**
  * A record field, declared once: the column it is read from and how it leaves the API.
  * `text` fields are people-typed and always leave inside a provenance envelope; `pii` text is
- * omitted unless the token carries read:pii.
+ * omitted unless the token carries read:pii, and its schema is marked personal data.
  */
 export type Field =
   | {
@@ -77,7 +77,10 @@ export function defineRecord(fields: Fields): RecordType {
   const properties: Record<string, TSchema> = {};
   for (const [name, field] of Object.entries(fields)) {
     const schema = fieldSchema(field);
-    properties[name] = field.kind === 'text' && field.pii ? Type.Optional(schema) : schema;
+    properties[name] =
+      field.kind === 'text' && field.pii
+        ? Type.Optional(Type.With(schema, { [PERSONAL_DATA_MARK]: true }))
+        : schema;
   }
   const entries = Object.entries(fields);
   return {

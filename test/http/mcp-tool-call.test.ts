@@ -2,7 +2,8 @@
  * The direct answer to a plain MCP tools/call (src/http/mcp-tool-call.ts): which requests take
  * it (only those the SDK would take as they are; the rest go through the SDK, whose own tests,
  * conformance included, keep them right), and that its bytes are the SDK's answer: the same
- * result (text and structuredContent) under the same JSON-RPC members, valid by the SDK's schemas.
+ * result (text, structuredContent, the trust marks in _meta) under the same JSON-RPC members,
+ * valid by the SDK's schemas.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -60,7 +61,8 @@ describe('MCP tools/call answered directly', () => {
   for (const operation of OPERATIONS) {
     it(`${operation.name}: the answer is the SDK's, its data serialised once`, () => {
       const data = examples[operation.name].response.data;
-      const parts = toolCallResponse(42, { ok: true, operation, data, requestId: 'r-1' });
+      const trust = { untrustedThirdPartyText: true, personalData: false };
+      const parts = toolCallResponse(42, { ok: true, operation, data, requestId: 'r-1', trust });
       const text = Buffer.concat(parts).toString();
       const response = JSONRPCResultResponseSchema.parse(JSON.parse(text));
       assert.deepEqual(Object.keys(JSON.parse(text)), ['result', 'jsonrpc', 'id']);
@@ -70,6 +72,7 @@ describe('MCP tools/call answered directly', () => {
       assert.deepEqual(result, {
         content: [{ type: 'text', text: JSON.stringify({ data, request_id: 'r-1' }) }],
         structuredContent: data,
+        _meta: { 'vms-read/trust': trust },
       });
     });
   }
