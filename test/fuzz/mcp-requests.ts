@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { REPORT_VIEW_URI } from '../../src/mcp/report-view.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
 import type { FuzzContext } from './fuzz-context.js';
 import { headersOf, usually, type FuzzRequest } from './fuzz-request.js';
@@ -54,6 +55,12 @@ function wellFormed(ctx: FuzzContext): fc.Arbitrary<Json> {
     request('initialize', initializeParams),
     request('tools/list'),
     request('ping'),
+    request('resources/list'),
+    // The report view's URI, or any other (hostile) one: the view, or a fixed -32602.
+    request(
+      'resources/read',
+      fc.record({ uri: fc.oneof(fc.constant(REPORT_VIEW_URI), markedText) }),
+    ),
     { weight: 4, arbitrary: request('tools/call', toolCall(ctx)) },
     fc.constant({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   );
@@ -71,6 +78,7 @@ const malformedMessage: fc.Arbitrary<Json> = fc.record(
         'ping',
         'tools/call',
         'resources/list',
+        'resources/read',
         'prompts/get',
       ),
       markedText,
