@@ -2,7 +2,15 @@
 // the typed client, minified, no source of its own fetched at run time), app.css (with the
 // web/styles/ it imports) index.html, and the report view of MCP Apps (one HTML file).
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -59,7 +67,7 @@ const VIEW = join(OUT, 'mcp-app', 'report-view.html');
 /**
  * zod (under the Apps SDK's protocol layer) exports every language's error messages through one
  * namespace a bundler cannot trim: the view keeps English, the language zod is configured with,
- * and drops 190 kB of others it never shows.
+ * and drops 240 kB of others it never shows.
  */
 const zodInEnglish = {
   name: 'zod-in-english',
@@ -84,30 +92,23 @@ const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').di
  * no frames, no forms. The server reads it as the resource `ui://vms-read/report-view.html`.
  */
 async function buildReportView() {
-  const [script, style] = await Promise.all([
-    build({
-      entryPoints: ['web/src/mcp-app/main.ts'],
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      target: 'es2020',
-      write: false,
-      legalComments: 'none',
-      logLevel: 'warning',
-      plugins: [zodInEnglish],
-    }),
-    build({
-      entryPoints: ['web/app.css'],
-      bundle: true,
-      minify: true,
-      write: false,
-      logLevel: 'warning',
-    }),
-  ]);
+  const script = await build({
+    entryPoints: ['web/src/mcp-app/main.ts'],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: 'es2020',
+    write: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: [zodInEnglish],
+  });
+  // The page's own style sheet, as buildWebPage just wrote it.
+  const style = readFileSync(join(ASSETS, 'app.css'), 'utf8');
   // Inline, `</script` or `</style` in the code would end the element: escaped, as a JavaScript
   // string or regular expression reads `<\/` as `</`.
   const js = script.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1');
-  const css = style.outputFiles[0].text.replace(/<\/(style)/gi, '<\\/$1');
+  const css = style.replace(/<\/(style)/gi, '<\\/$1');
   // What else would change how the HTML parser reads an inline script: none is in the bundle
   // today, and a build that brings one fails here rather than ships a view that breaks.
   if (/<!--|<script/i.test(js)) throw new Error('the report view script holds <!-- or <script');

@@ -2,7 +2,7 @@ import { isJSONRPCRequest } from '@modelcontextprotocol/server';
 import { CallToolRequestSchema } from '@modelcontextprotocol/core';
 import type { FastifyRequest } from 'fastify';
 import { resolveTool, type ToolOutcome, type Toolset } from '../mcp/tools.js';
-import { resultMeta } from '../mcp/trust-marks.js';
+import { resultMeta, type ResultTrust } from '../mcp/trust-marks.js';
 import { serializeEnvelope } from './envelope-serializer.js';
 
 /**
@@ -32,6 +32,18 @@ export function directToolCall(
 const TEXT_HEAD = Buffer.from('{"result":{"content":[{"type":"text","text":"');
 const STRUCTURED = Buffer.from('"}],"structuredContent":');
 
+/** A result's `_meta` as bytes: four possible values, each written once. */
+const META_BYTES = new Map<string, Buffer>();
+function metaBytes(trust: ResultTrust): Buffer {
+  const key = `${trust.untrustedThirdPartyText}/${trust.personalData}`;
+  let bytes = META_BYTES.get(key);
+  if (!bytes) {
+    bytes = Buffer.from(`,"_meta":${JSON.stringify(resultMeta(trust))}`);
+    META_BYTES.set(key, bytes);
+  }
+  return bytes;
+}
+
 /**
  * The JSON-RPC response to a direct call, as the SDK would write it (`{result, jsonrpc, id}`),
  * with the answer serialised once: the envelope serializer writes the text REST
@@ -55,7 +67,7 @@ export function toolCallResponse(id: string | number, outcome: ToolOutcome): Buf
     ...serializeEnvelope.escaped(data, requestId),
     STRUCTURED,
     serializeEnvelope.data(data),
-    Buffer.from(`,"_meta":${JSON.stringify(resultMeta(trust))}`),
+    metaBytes(trust),
     end,
   ];
 }

@@ -80,7 +80,7 @@ export function listViewResources(): ListResourcesResult {
   return { resources: reportViewHtml() === null ? [] : [RESOURCE] };
 }
 
-/** resources/read: the view's HTML, or -32002 for any other URI. */
+/** resources/read: the view's HTML, or the fixed -32602 of JSON_RPC.notFound for any other URI. */
 export function readViewResource(params: { uri: string }): McpUiReadResourceResult {
   const text = reportViewHtml();
   if (params.uri !== REPORT_VIEW_URI || text === null) throw new ProtocolError(JSON_RPC.notFound);
