@@ -1,4 +1,4 @@
-// Runs every compiled test file with node's own runner (Node 20's --test takes no globs).
+// Runs every compiled test file with node's own runner, the files listed (rather than a glob).
 // Starts one throwaway PostgreSQL cluster for the run, so store, report and HTTP tests run on
 // both dialects; without the PostgreSQL binaries they run on SQLite alone (in CI that is a failure).
 import { spawnSync } from 'node:child_process';

@@ -5,11 +5,11 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { OPERATIONS } from '../../src/operations/registry.js';
 import { startHarness, type Harness, DIALECTS } from '../support/harness.js';
-import { NODE_22, skipWithoutTools, toolPath } from '../support/node22-tools.js';
+import { TOOL_NODE, skipWithoutTools, toolPath } from '../support/mcp-client-tools.js';
 
 /**
  * Issue 13, item 7, checked by an independent client: the Vercel AI SDK's MCP client
- * (`@ai-sdk/mcp`, Node 22, from tools/) lists the tools of a live server over streamable HTTP and
+ * (`@ai-sdk/mcp`, from tools/) lists the tools of a live server over streamable HTTP and
  * runs the example query run_semantic_query's description shows, as an agent would.
  */
 const AI_SDK_PATH = '@ai-sdk/mcp/dist/index.js';
@@ -39,7 +39,7 @@ for (const dialect of DIALECTS) {
         h = await startHarness({ dialect });
         const base = await h.app.listen({ host: '127.0.0.1', port: 0 });
         const { stdout } = await run(
-          NODE_22,
+          TOOL_NODE,
           [CLIENT, toolPath(AI_SDK_PATH), `${base}/mcp`, h.tokens.staff],
           { timeout: 120_000, maxBuffer: 32 * 1024 * 1024 },
         );

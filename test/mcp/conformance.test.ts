@@ -5,9 +5,14 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { freePort } from '../support/cli.js';
 import { startHarness, type Harness } from '../support/harness.js';
-import { NODE_22, skipWithoutTools, toolPath, toolsInstalled } from '../support/node22-tools.js';
+import {
+  TOOL_NODE,
+  skipWithoutTools,
+  toolPath,
+  toolsInstalled,
+} from '../support/mcp-client-tools.js';
 
-/** The official MCP conformance tool, run on Node 22 from tools/ (support/node22-tools.ts). */
+/** The official MCP conformance tool, installed in tools/ (support/mcp-client-tools.ts). */
 const CONFORMANCE_PATH = '@modelcontextprotocol/conformance/dist/index.js';
 const CONFORMANCE = toolPath(CONFORMANCE_PATH);
 
@@ -80,7 +85,7 @@ describe(
     for (const scenario of SCENARIOS) {
       it(`passes ${scenario}`, async () => {
         const { stdout } = await promisify(execFile)(
-          NODE_22,
+          TOOL_NODE,
           [CONFORMANCE, 'server', '--url', url, '--scenario', scenario],
           { timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } },
         ).catch((error: { stdout?: string; stderr?: string }) => {

@@ -4,15 +4,15 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { CLI } from '../support/cli.js';
 import { startHarness, type Harness, DIALECTS } from '../support/harness.js';
-import { NODE_22, skipWithoutTools, toolPath } from '../support/node22-tools.js';
+import { TOOL_NODE, skipWithoutTools, toolPath } from '../support/mcp-client-tools.js';
 
-/** The MCP Inspector in CLI mode: a real third-party client, run on Node 22 from tools/. */
+/** The MCP Inspector in CLI mode: a real third-party client, installed in tools/. */
 const INSPECTOR_PATH = '@modelcontextprotocol/inspector/cli/build/cli.js';
 const INSPECTOR = toolPath(INSPECTOR_PATH);
 const run = promisify(execFile);
 
 async function inspect(args: string[]) {
-  const { stdout } = await run(NODE_22, [INSPECTOR, '--cli', ...args], {
+  const { stdout } = await run(TOOL_NODE, [INSPECTOR, '--cli', ...args], {
     timeout: 120_000,
     maxBuffer: 32 * 1024 * 1024,
   });

@@ -1,5 +1,5 @@
 // An independent MCP client as an agent framework uses one: the Vercel AI SDK's `@ai-sdk/mcp`,
-// run on Node 22 from tools/mcp-conformance (test/mcp/ai-sdk-client.test.ts starts it).
+// run from tools/mcp-conformance on the project's Node.js (test/mcp/ai-sdk-client.test.ts starts it).
 // Connects over streamable HTTP with a bearer token, lists the tools, reads the example query in
 // run_semantic_query's description and runs it through the AI SDK tool an agent would call, then
 // prints what the test asserts on as one JSON line.

@@ -112,7 +112,7 @@ export function copyAsView(origin: string, body: unknown): HTMLElement {
     block(
       'copy-client',
       'Typed client (vms-read-client)',
-      'TypeScript or JavaScript (an ES module, Node 20 or later).',
+      'TypeScript or JavaScript (an ES module, Node 22 or later).',
       clientText(origin, body),
     ),
   );
