@@ -5,6 +5,8 @@
  * their defaults for --db, --token, --host and --port).
  */
 
+import { IssuerConfigError, parseOAuthIssuers, type OAuthIssuer } from './oauth-issuers.js';
+
 /** A variable set to a value it may not take: names the variable and the rule. */
 export class ConfigError extends Error {
   constructor(
@@ -90,6 +92,11 @@ export interface Config {
    * public network); unset, empty or `0` leaves them off, and /metrics is 404.
    */
   metrics: boolean;
+  /**
+   * VMS_READ_OAUTH_ISSUERS: identity providers whose JWT access tokens are accepted, with how
+   * their claims map to workspace, role, worker, supplier and scopes (oauth-issuers.ts).
+   */
+  oauthIssuers: OAuthIssuer[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -196,6 +203,16 @@ function secretOf(env: Env): string | undefined {
   return value;
 }
 
+function oauthIssuersOf(env: Env): OAuthIssuer[] {
+  try {
+    return parseOAuthIssuers(env.VMS_READ_OAUTH_ISSUERS);
+  } catch (error) {
+    if (error instanceof IssuerConfigError)
+      throw new ConfigError('VMS_READ_OAUTH_ISSUERS', error.message);
+    throw error;
+  }
+}
+
 /** Reads and checks the environment; throws ConfigError on the first bad value. */
 export function readConfig(env: Env = process.env): Config {
   return {
@@ -249,5 +266,6 @@ export function readConfig(env: Env = process.env): Config {
     host: env.HOST,
     port: env.PORT,
     metrics: onOff(env, 'VMS_READ_METRICS'),
+    oauthIssuers: oauthIssuersOf(env),
   };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { AccessTokenVerifier } from './auth/access-tokens.js';
 import { createQuota, type Quota } from './auth/quota.js';
 import { createRedisQuota, type QuotaLog } from './auth/redis-quota.js';
 import {
@@ -9,6 +10,8 @@ import {
   type OriginConfig,
 } from './config.js';
 import { buildApp } from './http/app.js';
+import { serverOrigin, type ServerOrigin } from './http/server-origin.js';
+import type { OAuthIssuer } from './oauth-issuers.js';
 import type { SlowReaderLimits } from './http/slow-readers.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { Executor } from './operations/executor.js';
@@ -48,6 +51,10 @@ export interface ServiceOptions {
   metrics?: boolean;
   /** Bounds on answers clients do not read (VMS_READ_SEND_TIMEOUT_MS, VMS_READ_UNSENT_MB). */
   slowReaders?: SlowReaderLimits;
+  /** Identity providers whose JWT access tokens are accepted (VMS_READ_OAUTH_ISSUERS). */
+  oauthIssuers?: readonly OAuthIssuer[];
+  /** Checks those tokens; createService makes one for its app's resource identifiers. */
+  accessTokens?: AccessTokenVerifier;
 }
 
 /** DESIGN §4.1: a request the store does not answer within 2 s gets 503 `unavailable`. */
@@ -77,6 +84,7 @@ export function serviceSettings(
   | 'cacheReads'
   | 'metrics'
   | 'slowReaders'
+  | 'oauthIssuers'
 > {
   const { secret, quotaPerMinute, redisUrl, reportTimeoutMs, origins, cache, metrics } = config;
   return {
@@ -89,6 +97,7 @@ export function serviceSettings(
     cacheReads: cache,
     metrics,
     slowReaders: { sendMs: config.sendTimeoutMs, unsentBytes: config.unsentMb * 1024 * 1024 },
+    oauthIssuers: config.oauthIssuers,
   };
 }
 
@@ -122,6 +131,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     reportTimeoutMs: options.reportTimeoutMs ?? DEFAULT_REPORT_TIMEOUT_MS,
     storeTimeoutMs: STORE_TIMEOUT_MS,
     reports,
+    accessTokens: options.accessTokens,
     metrics: options.metrics
       ? new ServiceMetrics({
           operations: OPERATIONS.map((operation) => operation.name),
@@ -130,6 +140,13 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
         })
       : undefined,
   });
+}
+
+/** The `aud` values an OAuth token may carry: the resource identifier, and it with `/mcp`. */
+function resourceIdentifiers(origin: ServerOrigin | undefined): string[] {
+  if (!origin) return [];
+  const resource = origin.resource();
+  return [resource, `${resource}/mcp`];
 }
 
 /**
@@ -141,8 +158,17 @@ export async function createService(
 ): Promise<{ app: FastifyInstance; executor: Executor }> {
   // The quota reports to the app's log, which exists only once the app does (no request before).
   const log: { to?: QuotaLog } = {};
+  // OAuth tokens must name this server (DESIGN §4.12), whose origin is known once the app is.
+  const issuers = options.oauthIssuers ?? [];
+  const known: { origin?: ServerOrigin } = {};
+  const accessTokens =
+    options.accessTokens ??
+    (issuers.length > 0
+      ? new AccessTokenVerifier(issuers, () => resourceIdentifiers(known.origin))
+      : undefined);
   const executor = await createExecutor({
     ...options,
+    accessTokens,
     quotaLog: options.quotaLog ?? {
       warn: (details, message) => log.to?.warn(details, message),
       info: (details, message) => log.to?.info(details, message),
@@ -156,7 +182,9 @@ export async function createService(
     logger: options.logger,
     origins: options.origins ?? { allowedOrigins: [] },
     slowReaders: options.slowReaders,
+    authorizationServers: issuers.map((entry) => entry.issuer),
   });
+  known.origin = serverOrigin(app, options.origins ?? { allowedOrigins: [] });
   log.to = app.log;
   app.addHook('onClose', () => executor.close());
   return { app, executor };

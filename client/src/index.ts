@@ -49,11 +49,19 @@ export type RowOf<K extends ReportName> = AnswerOf<K> extends { rows: (infer R)[
 export interface VmsReadOptions extends RetryOptions {
   /** Where the server is, e.g. http://127.0.0.1:8080. */
   baseUrl: string;
-  /** A bearer token (`vms-read token create`). */
-  token: string;
+  /**
+   * The bearer token: an access key (`vms-read token create`) or an OAuth access token, as a
+   * string, or a function called before each request that gives the current one (a provider
+   * that refreshes an OAuth token before it expires, say). A token refreshed from the same grant
+   * keeps its cursors.
+   */
+  token: string | TokenProvider;
   /** A fetch of your own (a proxy agent, a test double); the global fetch by default. */
   fetch?: typeof fetch;
 }
+
+/** Gives the bearer token to send; called before every request, so it may refresh one. */
+export type TokenProvider = () => string | Promise<string>;
 
 /** The body of an answer that is not the service's error shape (a proxy's page, say). */
 function foreignError(response: Response): ErrorBody {
@@ -91,11 +99,19 @@ export interface ChangeFeed extends AsyncIterable<Change> {
  * (see RetryOptions).
  */
 export function createVmsReadClient(options: VmsReadOptions) {
+  const { token } = options;
   const http = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: { authorization: `Bearer ${options.token}` },
+    ...(typeof token === 'string' ? { headers: { authorization: `Bearer ${token}` } } : {}),
     fetch: retryingFetch(options.fetch ?? globalThis.fetch, options),
   });
+  if (typeof token === 'function')
+    http.use({
+      async onRequest({ request }) {
+        request.headers.set('authorization', `Bearer ${await token()}`);
+        return request;
+      },
+    });
 
   async function call<K extends OperationName>(
     name: K,

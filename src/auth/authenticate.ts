@@ -1,5 +1,12 @@
 import { ApiError } from '../errors.js';
 import type { TokenReads } from '../store/store.js';
+import {
+  InvalidAccessTokenError,
+  looksLikeJwt,
+  type AccessTokenVerifier,
+} from './access-tokens.js';
+import { IssuerUnavailableError } from './issuer-keys.js';
+import { principalOfGrant } from './grants.js';
 import type { Principal } from './principal.js';
 import { isRole, isScope, type Scope } from './scopes.js';
 import { hashToken, TOKEN_PATTERN } from './tokens.js';
@@ -9,16 +16,32 @@ const UNAUTHORIZED = () => new ApiError('unauthorized');
 
 /**
  * Resolves an `Authorization` header to a principal and its workspace, or throws 401 for a
- * missing, malformed, unknown, revoked or expired token, or one whose workspace is gone.
+ * missing, malformed, unknown, revoked or expired token, or one whose workspace is gone. The
+ * header carries an access key (`vmsr_…`, looked up by its hash) or, when issuers are configured,
+ * an OAuth access token (a JWT, checked by `accessTokens` and mapped by grants.ts).
  */
 export async function authenticate(
   store: TokenReads,
   authorization: string | undefined,
   now: Date,
+  accessTokens?: AccessTokenVerifier,
 ): Promise<Principal> {
   const match = /^Bearer ([^\s]+)$/i.exec(authorization ?? '');
-  if (!match || !TOKEN_PATTERN.test(match[1])) throw UNAUTHORIZED();
-  const row = await store.findTokenByHash(hashToken(match[1]));
+  if (!match) throw UNAUTHORIZED();
+  const token = match[1];
+  if (TOKEN_PATTERN.test(token)) return accessKeyPrincipal(store, token, now);
+  if (!accessTokens || !looksLikeJwt(token)) throw UNAUTHORIZED();
+  try {
+    return await principalOfGrant(store, await accessTokens.verify(token));
+  } catch (error) {
+    if (error instanceof InvalidAccessTokenError || error instanceof IssuerUnavailableError)
+      throw UNAUTHORIZED();
+    throw error;
+  }
+}
+
+async function accessKeyPrincipal(store: TokenReads, token: string, now: Date): Promise<Principal> {
+  const row = await store.findTokenByHash(hashToken(token));
   if (!row || row.revokedAt !== null || !isRole(row.role)) throw UNAUTHORIZED();
   if (row.expiresAt !== null && Date.parse(row.expiresAt) <= now.getTime()) throw UNAUTHORIZED();
   const supplierCode = row.supplierId
@@ -28,6 +51,7 @@ export async function authenticate(
   if (!workspace) throw UNAUTHORIZED();
   return {
     tokenId: row.id,
+    grant: null,
     workspaceId: row.workspaceId,
     workspace,
     expiresAt: row.expiresAt,

@@ -1,4 +1,5 @@
 import type { TokenReads } from '../store/store.js';
+import type { AccessTokenVerifier } from './access-tokens.js';
 import { authenticate } from './authenticate.js';
 import type { Principal } from './principal.js';
 
@@ -13,6 +14,9 @@ export class PrincipalCache {
   private stamp: string | null = null;
   private readonly entries = new Map<string, Principal>();
 
+  /** `accessTokens` checks OAuth access tokens; without it only access keys are accepted. */
+  constructor(private readonly accessTokens?: AccessTokenVerifier) {}
+
   async resolve(
     store: TokenReads,
     authorization: string | undefined,
@@ -26,7 +30,7 @@ export class PrincipalCache {
     const key = authorization ?? '';
     const hit = stamp === null ? undefined : this.entries.get(key);
     if (hit && (hit.expiresAt === null || Date.parse(hit.expiresAt) > now.getTime())) return hit;
-    const principal = await authenticate(store, authorization, now);
+    const principal = await authenticate(store, authorization, now, this.accessTokens);
     if (stamp === null) return principal;
     const stamped = { ...principal, changeStamp: stamp };
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();

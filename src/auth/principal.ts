@@ -2,9 +2,23 @@ import type { Workspace } from '../store/store.js';
 import type { Viewer } from '../store/visibility.js';
 import type { Scope } from './scopes.js';
 
+/** An OAuth grant (DESIGN §4.12): who issued the token, to whom, through which client. */
+export interface Grant {
+  issuer: string;
+  subject: string;
+  /** The token's `client_id` claim, else its `azp`; null when it carries neither. */
+  clientId: string | null;
+}
+
 /** Who is calling: an authenticated token, its workspace, role and scopes. */
 export interface Principal extends Viewer {
+  /**
+   * What cursors, the quota and cached answers are bound to: an access key's id (`tok_…`), or an
+   * OAuth grant's (`grant_…`, grants.ts), the same for every token of that grant.
+   */
   tokenId: string;
+  /** Set when the caller presented an OAuth access token; null for an access key. */
+  grant: Grant | null;
   workspaceId: string;
   /** The token's workspace (plan page size, row budget, catalog source). */
   workspace: Workspace;

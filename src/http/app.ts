@@ -21,6 +21,7 @@ import { errorAnswer, installErrorHandling } from './error-handling.js';
 import { installJsonBodyParser } from './json-body.js';
 import { installMetrics } from './metrics-route.js';
 import { mountOpenApi } from './openapi/route.js';
+import { mountResourceMetadata } from './resource-metadata.js';
 import { mountOperation } from './routes.js';
 import { mountWebApp } from './web-app.js';
 import { serverOrigin, type OriginConfig } from './server-origin.js';
@@ -41,6 +42,8 @@ export interface AppDeps {
   origins: OriginConfig;
   /** Bounds on answers clients do not read (slow-readers.ts); defaults when absent. */
   slowReaders?: SlowReaderLimits;
+  /** The authorization servers whose tokens are accepted, as the resource metadata lists them. */
+  authorizationServers?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -195,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return { status: 'ok' };
   });
 
+  mountResourceMetadata(app, origin, deps.authorizationServers ?? []);
   await mountOpenApi(app, deps.operations);
   await mountWebApp(app);
   for (const operation of deps.operations)

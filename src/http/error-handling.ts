@@ -6,16 +6,8 @@ import {
   BODY_INVALID_JSON,
   BODY_NOT_JSON,
 } from '../operations/strictness.js';
+import { RESOURCE_METADATA_PATH } from './resource-metadata.js';
 import type { ServerOrigin } from './server-origin.js';
-
-export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The RFC 9728 metadata a 401 from this route points at (default: the API's). */
-    resourceMetadataPath?: string;
-  }
-}
 
 /** What each of Fastify's refusals of a body says as a strictness 404 (strictness.ts). */
 const BODY_MESSAGES: Readonly<Record<string, string>> = {
@@ -57,14 +49,22 @@ export function errorAnswer(origin: ServerOrigin): ErrorAnswer {
     const outcome = errorOutcome(fromFastifyError(error) ?? error, request.id);
     logErrorOutcome(request.log, outcome, error);
     reply.headers(outcome.headers);
-    // 401 points at the resource metadata (RFC 9728), so a client can discover how to authenticate.
+    const config = request.routeOptions.config;
+    const metadata = `resource_metadata="${origin.own()}${config.resourceMetadataPath ?? RESOURCE_METADATA_PATH}"`;
+    // 401 points at the resource metadata (RFC 9728) and names the scopes to ask for, so a client
+    // can discover how to sign in; a bearer token that was presented is `invalid_token` (RFC
+    // 6750 §3.1: a request that carried none gets no error code).
     if (outcome.reason === 'unauthorized') {
-      const path = request.routeOptions.config.resourceMetadataPath ?? RESOURCE_METADATA_PATH;
-      reply.header(
-        'www-authenticate',
-        `Bearer realm="vms-read", resource_metadata="${origin.own()}${path}"`,
-      );
+      const parts = ['realm="vms-read"'];
+      if (/^bearer\s/i.test(request.headers.authorization ?? ''))
+        parts.push('error="invalid_token"');
+      parts.push(metadata);
+      if (config.challengeScope) parts.push(`scope="${config.challengeScope}"`);
+      reply.header('www-authenticate', `Bearer ${parts.join(', ')}`);
     }
+    // With an OAuth token, a missing scope is a step-up: the challenge says where to ask.
+    if (outcome.reason === 'insufficient_scope' && request.principal?.grant)
+      reply.header('www-authenticate', `${outcome.headers['www-authenticate']}, ${metadata}`);
     return reply.code(outcome.status).send(outcome.body);
   };
 }

@@ -2,10 +2,10 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
-import { SCOPES } from '../auth/scopes.js';
 import { ApiError, errorBody } from '../errors.js';
+import { insufficientScope } from '../operations/executor.js';
 import type { ErrorAnswer } from './error-handling.js';
-import { RESOURCE_METADATA_PATH } from './error-handling.js';
+import { ALL_SCOPES, MCP_METADATA_PATH, MCP_PATH } from './resource-metadata.js';
 import { ForbiddenMemberError } from './json-body.js';
 import { authenticateAndAdmit } from './routes.js';
 import type { ServerOrigin } from './server-origin.js';
@@ -18,9 +18,6 @@ import { runTool, type Toolset } from '../mcp/tools.js';
 import { directToolCall, toolCallResponse } from './mcp-tool-call.js';
 import { MODERN_PROTOCOL_VERSIONS, modernMcp } from './mcp-modern.js';
 import { sendParts, writeRaw } from './raw-answer.js';
-
-const MCP_PATH = '/mcp';
-const MCP_METADATA_PATH = `${RESOURCE_METADATA_PATH}${MCP_PATH}`;
 
 /**
  * DNS rebinding and cross-site calls (DESIGN §4.10): a browser's Origin must be this server's own
@@ -47,6 +44,22 @@ function protocolVersionSupported(request: FastifyRequest): boolean {
   );
 }
 
+/**
+ * Step-up on /mcp (DESIGN §4.12, MCP 2025-11-25 "Scope challenge"): a `tools/call` by an OAuth
+ * token that lacks the tool's scope is refused as an HTTP 403 of the request, whose challenge
+ * names the scopes to ask for, rather than answered with a tool result; the client can then ask
+ * the authorization server for them and call again. An access key gets the tool result as before.
+ */
+function checkToolScope(request: FastifyRequest, principal: Principal, toolset: Toolset): void {
+  if (principal.grant === null) return;
+  const body = request.body as { method?: unknown; params?: { name?: unknown } } | null;
+  if (typeof body !== 'object' || body === null || body.method !== 'tools/call') return;
+  const name = body.params?.name;
+  const operation = typeof name === 'string' ? toolset.byName.get(name) : undefined;
+  if (operation?.scope && !principal.scopes.has(operation.scope))
+    throw insufficientScope(principal, operation.scope);
+}
+
 /** Body errors on /mcp are JSON-RPC errors; every other error has the REST shape. */
 function mcpErrorAnswer(rest: ErrorAnswer): ErrorAnswer {
   return (error: FastifyError, request, reply) => {
@@ -69,8 +82,7 @@ function mcpErrorAnswer(rest: ErrorAnswer): ErrorAnswer {
  * Streamable HTTP at POST /mcp, stateless: each request is authenticated and counted against the
  * quota once (initialize, tools/list and ping included); a plain tool call is answered directly
  * (mcp-tool-call.ts), anything else gets its own server and transport of the SDK; tool calls go
- * through the executor like HTTP does. Also serves the RFC 9728 resource metadata
- * that 401 challenges point at: the API's at the root, the MCP endpoint's under /mcp.
+ * through the executor like HTTP does.
  */
 export function mountMcpHttp(
   app: FastifyInstance,
@@ -79,12 +91,6 @@ export function mountMcpHttp(
   http: { origin: ServerOrigin; errorAnswer: ErrorAnswer; watchAnswer: WatchAnswer },
 ): void {
   const { origin, errorAnswer, watchAnswer } = http;
-  const metadata = (resourcePath: string) => ({
-    resource: `${origin.own()}${resourcePath}`,
-    resource_name: resourcePath ? 'vms-read MCP' : 'vms-read API',
-    bearer_methods_supported: ['header'],
-    scopes_supported: [...SCOPES],
-  });
   // Tool calls are counted one by one (callTool); an exchange refused before any JSON-RPC message
   // was handled (401, 429, a bad origin, a batch...) is counted here, as operation `none`.
   const mcpMeters = executor.deps.metrics?.requestMeters(undefined, 'mcp');
@@ -97,8 +103,6 @@ export function mountMcpHttp(
   // answered below, as before.
   const modern = modernMcp(executor, toolset);
   app.addHook('onClose', () => modern.close());
-  app.get(RESOURCE_METADATA_PATH, async () => metadata(''));
-  app.get(MCP_METADATA_PATH, async () => metadata(MCP_PATH));
 
   app.route({
     method: ['GET', 'DELETE', 'PUT', 'PATCH'],
@@ -109,7 +113,7 @@ export function mountMcpHttp(
   });
 
   app.post(MCP_PATH, {
-    config: { resourceMetadataPath: MCP_METADATA_PATH, meters },
+    config: { resourceMetadataPath: MCP_METADATA_PATH, challengeScope: ALL_SCOPES, meters },
     errorHandler: mcpErrorAnswer(errorAnswer),
     onRequest: async (request) => {
       checkOriginAndHost(request, origin);
@@ -121,6 +125,7 @@ export function mountMcpHttp(
       if (!protocolVersionSupported(request))
         return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.protocolVersion));
       const principal = request.principal as Principal;
+      checkToolScope(request, principal, toolset);
       const { receivedAt } = request;
       const caller = async () => ({ principal, receivedAt });
       const modernAnswer = await modern.answer(request, { principal, caller, log: request.log });

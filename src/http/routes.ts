@@ -9,6 +9,7 @@ import {
   repeatedParameterMessage,
 } from '../operations/strictness.js';
 import { authorizationOf } from './authorization.js';
+import { ALL_SCOPES } from './resource-metadata.js';
 import { serializeEnvelope } from './envelope-serializer.js';
 import { sendParts } from './raw-answer.js';
 import type { WatchAnswer } from './slow-readers.js';
@@ -60,7 +61,10 @@ export function mountOperation(
   app.route({
     method: operation.method,
     url: operation.path,
-    config: { meters: executor.deps.metrics?.requestMeters(operation.name, 'rest') },
+    config: {
+      meters: executor.deps.metrics?.requestMeters(operation.name, 'rest'),
+      challengeScope: operation.scope ?? ALL_SCOPES,
+    },
     onRequest: (request) => authenticateAndAdmit(executor, request),
     handler: async (request, reply) => {
       const principal = request.principal as Principal;

@@ -8,6 +8,11 @@ export type { OriginConfig };
 export interface ServerOrigin {
   /** The origin that links to this server use (resource metadata, challenges). */
   own(): string;
+  /**
+   * The resource identifier (DESIGN §4.12): VMS_READ_PUBLIC_URL without a trailing slash, else
+   * the origin it listens on. OAuth tokens must name it (or it with `/mcp`) in `aud`.
+   */
+  resource(): string;
   /** True for the server's own origins and the configured ones. */
   allowsOrigin(origin: string): boolean;
   /** On a loopback address only loopback host names (and the public URL's) may be asked for. */
@@ -44,14 +49,17 @@ export function serverOrigin(app: FastifyInstance, config: OriginConfig): Server
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     return [`http://${host}:${address.port}`];
   };
+  const publicResource = config.publicUrl?.replace(/\/+$/, '');
+  const own = () => {
+    if (publicOrigin) return publicOrigin;
+    const address = listening();
+    if (!address) return 'http://localhost';
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  };
   return {
-    own() {
-      if (publicOrigin) return publicOrigin;
-      const address = listening();
-      if (!address) return 'http://localhost';
-      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      return `http://${host}:${address.port}`;
-    },
+    own,
+    resource: () => publicResource ?? own(),
     allowsOrigin(origin) {
       return (
         origin === publicOrigin ||

@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import type { AccessTokenVerifier } from '../auth/access-tokens.js';
 import { PrincipalCache } from '../auth/principal-cache.js';
 import type { Principal } from '../auth/principal.js';
 import type { Quota } from '../auth/quota.js';
@@ -38,6 +39,8 @@ export interface ExecutorDeps {
   reports: ReportGate;
   /** Prometheus metrics (VMS_READ_METRICS=1); absent when off, and then nothing is counted. */
   metrics?: ServiceMetrics;
+  /** Checks OAuth access tokens of the configured issuers; absent, only access keys are accepted. */
+  accessTokens?: AccessTokenVerifier;
 }
 
 /** How a request reached the executor. */
@@ -85,6 +88,28 @@ async function countRefusal(
   return data;
 }
 
+/**
+ * 403 for a missing scope (DESIGN §4.1, §4.12). The challenge names the scope to ask for: for an
+ * access key the one needed; for an OAuth token the scopes it holds plus that one, so a client
+ * that steps up asks for all it needs at once (HTTP adds `resource_metadata` then).
+ */
+export function insufficientScope(principal: Principal, needed: string): ApiError {
+  const scope =
+    principal.grant === null ? needed : [...new Set([...principal.scopes, needed])].join(' ');
+  return new ApiError('insufficient_scope', {
+    'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+  });
+}
+
+/**
+ * Who a cached answer was computed for, when the caller holds an OAuth token: tokens of one grant
+ * share its id but may differ in scopes (a step-up) or in what their claims map to.
+ */
+function grantAnswerKey(principal: Principal): string {
+  const { tokenId, workspaceId, role, workerId, supplierId, scopes } = principal;
+  return JSON.stringify([tokenId, workspaceId, role, workerId, supplierId, [...scopes].sort()]);
+}
+
 const storeLate = () => new StoreUnavailableError('the store did not answer in time');
 const reportLate = () => new ReportTimeoutError();
 
@@ -96,9 +121,11 @@ const reportLate = () => new ReportTimeoutError();
  */
 export class Executor {
   private readonly validator = validatorFactory();
-  private readonly principals = new PrincipalCache();
+  private readonly principals: PrincipalCache;
 
-  constructor(readonly deps: ExecutorDeps) {}
+  constructor(readonly deps: ExecutorDeps) {
+    this.principals = new PrincipalCache(deps.accessTokens);
+  }
 
   /** Compiles every operation's input validator now, so no request pays for it (start-up). */
   prepare(operations: readonly AnyOperation[]): void {
@@ -151,11 +178,8 @@ export class Executor {
       ? typedQuery(operation.input, rawInput as Record<string, unknown>)
       : rawInput;
     this.checkStrictness(operation, input, arrival);
-    if (operation.scope !== null && !principal.scopes.has(operation.scope)) {
-      throw new ApiError('insufficient_scope', {
-        'www-authenticate': `Bearer error="insufficient_scope", scope="${operation.scope}"`,
-      });
-    }
+    if (operation.scope !== null && !principal.scopes.has(operation.scope))
+      throw insufficientScope(principal, operation.scope);
     if (operation.staffOnly && principal.role !== 'staff') throw new ApiError('forbidden');
     const answer = this.answer(operation, principal, input, arrival);
     const { metrics } = this.deps;
@@ -177,7 +201,7 @@ export class Executor {
     const today = this.deps.now().toISOString().slice(0, 10);
     const key = JSON.stringify([
       principal.changeStamp,
-      principal.tokenId,
+      principal.grant === null ? principal.tokenId : grantAnswerKey(principal),
       operation.name,
       today,
       input,

@@ -48,6 +48,7 @@ export async function warmReports(
   for (const workspace of workspaces) {
     const principal: Principal = {
       tokenId: 'server-warm-up',
+      grant: null,
       workspaceId: workspace.id,
       workspace,
       expiresAt: null,

@@ -366,7 +366,7 @@ describe('vms-read CLI (DESIGN §5)', () => {
       assert.equal(answer.status, 401);
       assert.match(
         String(answer.headers.get('www-authenticate')),
-        /^Bearer realm="vms-read", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"$/,
+        /^Bearer realm="vms-read", error="invalid_token", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource", scope="read:workforce"$/,
       );
     });
 

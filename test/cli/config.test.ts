@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, readConfig } from '../../src/config.js';
 import { runCli } from '../support/cli.js';
@@ -26,6 +29,7 @@ describe('readConfig: the environment, read once and checked', () => {
       host: undefined,
       port: undefined,
       metrics: false,
+      oauthIssuers: [],
     });
   });
 
@@ -52,6 +56,14 @@ describe('readConfig: the environment, read once and checked', () => {
       HOST: '0.0.0.0',
       PORT: '9000',
       VMS_READ_METRICS: '1',
+      VMS_READ_OAUTH_ISSUERS: JSON.stringify([
+        { issuer: 'https://acme.okta.com/oauth2/default', workspace: 'ws_business' },
+        {
+          issuer: 'http://127.0.0.1:8443/realms/vms',
+          role: 'billing_entity',
+          claims: { supplier: 'supplier_id', scopes: 'roles' },
+        },
+      ]),
     });
     assert.deepEqual(config, {
       db: 'x.db',
@@ -77,7 +89,53 @@ describe('readConfig: the environment, read once and checked', () => {
       host: '0.0.0.0',
       port: '9000',
       metrics: true,
+      oauthIssuers: [
+        {
+          issuer: 'https://acme.okta.com/oauth2/default',
+          workspace: 'ws_business',
+          claims: {
+            workspace: 'vms_workspace',
+            role: 'vms_role',
+            worker: 'vms_worker',
+            supplier: 'vms_supplier',
+          },
+        },
+        {
+          issuer: 'http://127.0.0.1:8443/realms/vms',
+          role: 'billing_entity',
+          claims: {
+            workspace: 'vms_workspace',
+            role: 'vms_role',
+            worker: 'vms_worker',
+            supplier: 'supplier_id',
+            scopes: 'roles',
+          },
+        },
+      ],
     });
+  });
+
+  it('reads VMS_READ_OAUTH_ISSUERS from a file named with @', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vms-issuers-'));
+    try {
+      const file = join(dir, 'issuers.json');
+      writeFileSync(file, JSON.stringify([{ issuer: 'https://login.example.com', role: 'staff' }]));
+      assert.deepEqual(
+        readConfig({ VMS_READ_OAUTH_ISSUERS: `@${file}` }).oauthIssuers.map((i) => [
+          i.issuer,
+          i.role,
+        ]),
+        [['https://login.example.com', 'staff']],
+      );
+      assert.throws(
+        () => readConfig({ VMS_READ_OAUTH_ISSUERS: `@${join(dir, 'missing.json')}` }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.startsWith('VMS_READ_OAUTH_ISSUERS names a file that cannot be read'),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('takes an empty numeric variable, secret or public URL as unset', () => {
@@ -192,6 +250,53 @@ describe('readConfig: the environment, read once and checked', () => {
     ['VMS_READ_FACTS_MEMORY', '1 GB', 'VMS_READ_FACTS_MEMORY must be a size such as 256MB or 1GB'],
     ['VMS_READ_METRICS', 'true', 'VMS_READ_METRICS must be 1 (on) or 0 (off)'],
     ['VMS_READ_METRICS', 'on', 'VMS_READ_METRICS must be 1 (on) or 0 (off)'],
+    ...(
+      [
+        [
+          '{"issuer":"https://a.example"}',
+          'must be a JSON array of issuers, or @path to a file holding one',
+        ],
+        ['not json', 'must be a JSON array of issuers, or @path to a file holding one'],
+        ['[1]', 'entry 1 must be an object'],
+        [
+          '[{"issuer":"http://idp.example.com"}]',
+          'entry 1: issuer must be https (http only on a loopback address)',
+        ],
+        ['[{"issuer":"idp.example.com"}]', 'entry 1: issuer must be an absolute URL'],
+        [
+          '[{"issuer":"https://a.example?x=1"}]',
+          'entry 1: issuer must have no query, fragment or credentials',
+        ],
+        [
+          '[{"issuer":"https://a.example","role":"admin"}]',
+          'entry 1: role must be one of staff, worker, billing_entity',
+        ],
+        [
+          '[{"issuer":"https://a.example","workspace":""}]',
+          'entry 1: workspace must be a workspace id',
+        ],
+        [
+          '[{"issuer":"https://a.example","audience":"x"}]',
+          'entry 1: takes only issuer, workspace, role and claims',
+        ],
+        [
+          '[{"issuer":"https://a.example","claims":{"tenant":"t"}}]',
+          'entry 1: claims takes only workspace, role, worker, supplier and scopes',
+        ],
+        [
+          '[{"issuer":"https://a.example","claims":{"role":3}}]',
+          "entry 1: claims.role must be a claim's name",
+        ],
+        [
+          '[{"issuer":"https://a.example"},{"issuer":"https://a.example"}]',
+          'entry 2: issuer https://a.example is listed twice',
+        ],
+      ] as const
+    ).map(([value, rule]): [string, string, string] => [
+      'VMS_READ_OAUTH_ISSUERS',
+      value,
+      `VMS_READ_OAUTH_ISSUERS ${rule}`,
+    ]),
   ];
   for (const [variable, value, message] of BAD) {
     it(`refuses ${variable}=${value} with a ConfigError naming the variable and the rule`, () => {

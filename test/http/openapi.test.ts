@@ -89,7 +89,11 @@ describe('the OpenAPI document', () => {
       assert.equal(entry.operationId, operation.name);
       // An operation open to any valid token (list_changes) requires no scope, and cannot answer 403.
       const scoped = operation.scope !== null;
-      assert.deepEqual(entry.security, [{ bearer: scoped ? [operation.scope] : [] }]);
+      // An access key or an OAuth access token, with the operation's scope.
+      assert.deepEqual(entry.security, [
+        { bearer: scoped ? [operation.scope] : [] },
+        { oauth: scoped ? [operation.scope] : [] },
+      ]);
       for (const status of ['200', '401', ...(scoped ? ['403'] : []), '404', '429', '503'])
         assert.ok(entry.responses[status], `${operation.name} documents ${status}`);
       if (!scoped) assert.equal(entry.responses['403'], undefined, operation.name);

@@ -14,8 +14,14 @@ import {
 } from '../support/harness.js';
 
 /** DESIGN §4.1's challenge, pointing at the RFC 9728 resource metadata (MCP issue). */
-const CHALLENGE =
-  /^Bearer realm="vms-read", resource_metadata="http:\/\/localhost(:80)?\/\.well-known\/oauth-protected-resource"$/;
+/**
+ * DESIGN §4.1, §4.12: the 401 challenge of list_workers, pointing at the resource metadata and
+ * naming the scope it needs; `error="invalid_token"` when a bearer token was presented.
+ */
+const challenge = (presented: boolean) =>
+  new RegExp(
+    `^Bearer realm="vms-read", ${presented ? 'error="invalid_token", ' : ''}resource_metadata="http://localhost(:80)?/\\.well-known/oauth-protected-resource", scope="read:workforce"$`,
+  );
 
 const lists = OPERATIONS.filter((op) => op.method === 'GET' && 'order' in op.input.properties);
 const gets = OPERATIONS.filter((op) => op.method === 'GET' && 'id' in op.input.properties);
@@ -148,7 +154,7 @@ for (const dialect of DIALECTS) {
       it('answers 401 with WWW-Authenticate for a missing token', async () => {
         const answer = await get(h.app, '/api/v1/workers?bogus=1');
         assertError(answer, 401, 'unauthorized');
-        assert.match(String(answer.headers['www-authenticate']), CHALLENGE);
+        assert.match(String(answer.headers['www-authenticate']), challenge(false));
       });
       it('answers 401 for two Authorization headers, even two valid ones', async () => {
         for (const headers of [
@@ -161,16 +167,17 @@ for (const dialect of DIALECTS) {
           assertError(answer, 401, 'unauthorized');
         }
       });
-      for (const [what, header] of [
-        ['a malformed header', 'Token abc'],
-        ['an unknown token', `Bearer vmsr_${'A'.repeat(43)}`],
-        ['a token of the wrong form', 'Bearer abc'],
-        ['an empty bearer', 'Bearer '],
-      ]) {
+      for (const [what, header, presented] of [
+        ['a header of another scheme', 'Token abc', false],
+        ['an unknown token', `Bearer vmsr_${'A'.repeat(43)}`, true],
+        ['a token of the wrong form', 'Bearer abc', true],
+        ['a JWT while no issuer is configured', 'Bearer eyJhbGciOiJFUzI1NiJ9.e30.c2ln', true],
+        ['an empty bearer', 'Bearer ', true],
+      ] as const) {
         it(`answers 401 for ${what}`, async () => {
           const answer = await get(h.app, '/api/v1/workers', undefined, { authorization: header });
           assertError(answer, 401, 'unauthorized');
-          assert.match(String(answer.headers['www-authenticate']), CHALLENGE);
+          assert.match(String(answer.headers['www-authenticate']), challenge(presented));
         });
       }
     });

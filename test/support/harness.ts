@@ -2,6 +2,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createToken } from '../../src/auth/tokens.js';
 import type { Scope } from '../../src/auth/scopes.js';
 import type { OriginConfig } from '../../src/http/server-origin.js';
+import type { OAuthIssuer } from '../../src/oauth-issuers.js';
 import { createService } from '../../src/service.js';
 import type { Executor } from '../../src/operations/executor.js';
 import type { SqlStore } from '../../src/store/sql-store.js';
@@ -36,6 +37,8 @@ export interface HarnessOptions {
   rollups?: boolean;
   /** Prometheus metrics at GET /metrics (VMS_READ_METRICS=1); off by default, as in the product. */
   metrics?: boolean;
+  /** Identity providers whose JWT access tokens are accepted (VMS_READ_OAUTH_ISSUERS). */
+  oauthIssuers?: OAuthIssuer[];
 }
 
 export interface Harness extends Pick<TestDatabase, 'all' | 'one' | 'db' | 'dialect'> {
@@ -84,6 +87,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     origins: options.origins ?? { allowedOrigins: [] },
     reportQueue: options.reportQueue,
     metrics: options.metrics,
+    oauthIssuers: options.oauthIssuers,
   });
   await app.ready();
   const { one } = database;
