@@ -7,7 +7,11 @@ import { IssuerKeys, type IssuerKeyOptions } from './issuer-keys.js';
 export const ACCEPTED_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 /** Clock skew allowed on `exp`, `nbf` and `iat`, in seconds. */
 export const CLOCK_SKEW_S = 60;
-/** `typ` as identity providers write it (RFC 9068's, or plain JWT); compared case-insensitively. */
+/**
+ * `typ` as identity providers write it (RFC 9068's, or plain JWT), compared case-insensitively;
+ * some write none (Okta's access tokens carry only `kid` and `alg`). Any other type (a DPoP
+ * proof, a logout token, a security event) is not an access token.
+ */
 const ACCEPTED_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
 /** Verified tokens kept (each until its `exp`), so a signature is checked once per token. */
 const MAX_VERIFIED = 10_000;
@@ -77,7 +81,7 @@ export class AccessTokenVerifier {
       throw new InvalidAccessTokenError((error as Error).message);
     }
     const type = decodeProtectedHeader(token).typ;
-    if (typeof type !== 'string' || !ACCEPTED_TYPES.has(type.toLowerCase()))
+    if (type !== undefined && !(typeof type === 'string' && ACCEPTED_TYPES.has(type.toLowerCase())))
       throw new InvalidAccessTokenError('typ is not at+jwt or JWT');
     // jose checks iat only against a maximum age; one from the future is refused here.
     if (typeof claims.iat === 'number' && claims.iat > this.now() / 1000 + CLOCK_SKEW_S)

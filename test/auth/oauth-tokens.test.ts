@@ -73,10 +73,12 @@ for (const dialect of DIALECTS) {
         assert.equal(answer.status, 200, answer.raw);
         assert.equal(answer.body.data.items.length, 2);
       });
-      it('accepts the MCP endpoint as audience too, and typ JWT', async () => {
+      it('accepts the MCP endpoint as audience too, and typ JWT, application/at+jwt or none', async () => {
         for (const token of [
           await signed({ aud: `${RESOURCE}/mcp` }),
           await signed({}, { typ: 'JWT' }),
+          await signed({}, { typ: 'application/at+jwt' }),
+          await signed({}, { typ: undefined }),
           await signed({ aud: ['https://other.example', RESOURCE] }),
         ])
           assert.equal((await workers(token)).status, 200);
@@ -146,9 +148,9 @@ for (const dialect of DIALECTS) {
         assertInvalidToken(await workers(await signed({ nbf: now + 120 })));
         assertInvalidToken(await workers(await signed({ iat: now + 120 })));
       });
-      it('a token with a typ that is not an access token, or none', async () => {
-        assertInvalidToken(await workers(await signed({}, { typ: 'dpop+jwt' })));
-        assertInvalidToken(await workers(await signed({}, { typ: undefined })));
+      it('a token with a typ that is not an access token', async () => {
+        for (const typ of ['dpop+jwt', 'logout+jwt', 'secevent+jwt', 'at+jwt+x'])
+          assertInvalidToken(await workers(await signed({}, { typ })));
       });
       it('a token without a subject', async () => {
         assertInvalidToken(await workers(await signed({ sub: undefined })));

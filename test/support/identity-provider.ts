@@ -46,7 +46,9 @@ export class TestIdentityProvider {
   private readonly server = createServer((req, res) => this.route(req, res));
   private provider!: Provider;
   private signingKey!: CryptoKey;
-  private kid = 'test-key-1';
+  private kid = '';
+  /** The public and private keys the provider publishes and signs with, newest first. */
+  private readonly keys: object[] = [];
 
   private constructor(private readonly options: IdentityProviderOptions) {}
 
@@ -70,20 +72,30 @@ export class TestIdentityProvider {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     const { port } = this.server.address() as AddressInfo;
     this.issuer = `http://127.0.0.1:${port}`;
+    await this.rotateKey();
+  }
+
+  /**
+   * A new signing key, published first in the key set beside the older ones (a key rotation as
+   * identity providers do it): `sign` uses it from now on, under a new `kid`. The provider is made
+   * again with the new set (its clients and grants are forgotten).
+   */
+  async rotateKey(): Promise<void> {
     const alg = this.options.alg ?? 'ES256';
     const { privateKey } = await generateKeyPair(alg, { extractable: true });
     this.signingKey = privateKey;
-    const jwk = { ...(await exportJWK(privateKey)), kid: this.kid, alg, use: 'sig' };
-    this.provider = new Provider(this.issuer, this.configuration(jwk, alg));
+    this.kid = `test-key-${this.keys.length + 1}`;
+    this.keys.unshift({ ...(await exportJWK(privateKey)), kid: this.kid, alg, use: 'sig' });
+    this.provider = new Provider(this.issuer, this.configuration(alg));
     // Loopback, plain http: the provider is told it is not behind a proxy and needs no TLS.
     this.provider.proxy = false;
   }
 
-  private configuration(jwk: object, alg: TokenAlgorithm): Configuration {
+  private configuration(alg: TokenAlgorithm): Configuration {
     const { resources, claims, scripts = [] } = this.options;
     const ttl = this.options.accessTokenTtl ?? 600;
     return {
-      jwks: { keys: [jwk as never] },
+      jwks: { keys: [...this.keys] as never[] },
       clientDefaults: { id_token_signed_response_alg: alg },
       clients: scripts.map(({ clientId, secret }) => ({
         client_id: clientId,
