@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { base64url, SignJWT, generateKeyPair } from 'jose';
 import { assertError } from '../support/assertions.js';
 import { DIALECTS, get, startHarness, WS, type Answer, type Harness } from '../support/harness.js';
@@ -248,6 +249,55 @@ for (const dialect of DIALECTS) {
         const answers = await Promise.all(flood.map((t) => workers(t)));
         for (const answer of answers) assertInvalidToken(answer);
         assert.ok(idp.jwksFetches - fetches <= 1, `${idp.jwksFetches - fetches} fetches`);
+      });
+    });
+
+    describe('hostile tokens (fuzzed)', () => {
+      it('answers any JWT-shaped token it cannot verify 401 with the challenge, never another status', async () => {
+        const good = await signed();
+        const [, , signature] = good.split('.');
+        const segment = (json: fc.Arbitrary<unknown>) =>
+          json.map((value) => base64url.encode(JSON.stringify(value)));
+        const header = fc.oneof(
+          fc.record(
+            {
+              alg: fc.constantFrom('none', 'HS256', 'ES256', 'RS256', 'EdDSA', 'ES512', ''),
+              kid: fc.oneof(fc.string(), fc.constant('test-key-1')),
+              typ: fc.oneof(fc.string(), fc.constant('at+jwt')),
+              crit: fc.array(fc.string()),
+              jku: fc.webUrl(),
+              x5u: fc.webUrl(),
+            },
+            { requiredKeys: [] },
+          ),
+          fc.jsonValue(),
+        );
+        const payload = fc.oneof(
+          fc.record(
+            {
+              iss: fc.oneof(fc.constant(idp.issuer), fc.string(), fc.integer()),
+              aud: fc.oneof(fc.constant(RESOURCE), fc.array(fc.string())),
+              exp: fc.oneof(fc.integer(), fc.double(), fc.string()),
+              sub: fc.oneof(fc.string(), fc.constant(null)),
+              scope: fc.oneof(fc.string(), fc.array(fc.string())),
+              vms_workspace: fc.oneof(fc.constant(WS), fc.string()),
+              vms_role: fc.constantFrom('staff', 'worker', 'billing_entity', 'root'),
+            },
+            { requiredKeys: [] },
+          ),
+          fc.jsonValue(),
+        );
+        const token = fc.oneof(
+          fc.tuple(segment(header), segment(payload), fc.constantFrom(signature, '', 'AAAA')),
+          fc.tuple(fc.base64String(), fc.base64String(), fc.base64String()),
+        );
+        await fc.assert(
+          fc.asyncProperty(token, async (parts) => {
+            const answer = await workers(parts.join('.'));
+            assertInvalidToken(answer);
+          }),
+          { numRuns: 150, seed: 31 },
+        );
       });
     });
 
