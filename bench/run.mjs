@@ -1,7 +1,7 @@
 // `npm run bench [-- --quick]`: throughput and latency of the service against a minimal baseline
 // measured in the same run, on the medium seed, then reports, imports and loads (bench/loads.mjs:
-// imports into a copy while a server runs on it; `--quick`: 1 and 10,000 rows only). Writes
-// bench/results/<ISO date-time>.json.
+// imports into a copy while a server runs on it; `--quick`: 1 and 10,000 rows only), and an OAuth
+// access token against an access key (bench/oauth.mjs). Writes bench/results/<ISO date-time>.json.
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
@@ -20,6 +20,7 @@ import {
   waitFor,
 } from './lib.mjs';
 import { printLoadsTable } from './loads.mjs';
+import { printOAuthTable } from './oauth.mjs';
 import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
 const { values } = parseArgs({
@@ -325,6 +326,8 @@ async function main() {
       values.db,
       ...(QUICK ? ['--rows', '1,10000'] : []),
     ]);
+    log('oauth: an OAuth access token against an access key, an identity provider beside');
+    const oauth = runBench('oauth', ['--db', values.db, ...(QUICK ? ['--quick'] : [])]);
 
     let soak = null;
     if (SOAK_SECONDS > 0) {
@@ -359,6 +362,7 @@ async function main() {
       reportLatency,
       import: importFigures,
       loads,
+      oauth,
       baselineSendsSameBytes: sameBytes,
       workloads: results,
       peakRssMb,
@@ -378,7 +382,16 @@ async function main() {
   }
 }
 
-function printTable({ workloads, reportLatency, seed, import: imported, loads, peakRssMb, soak }) {
+function printTable({
+  workloads,
+  reportLatency,
+  seed,
+  import: imported,
+  loads,
+  oauth,
+  peakRssMb,
+  soak,
+}) {
   const pad = (x, n) => String(x).padEnd(n);
   const padl = (x, n) => String(x).padStart(n);
   console.log(
@@ -410,6 +423,7 @@ function printTable({ workloads, reportLatency, seed, import: imported, loads, p
   if (seed) console.log(`seed: ${JSON.stringify(seed)}`);
   console.log(`import: ${JSON.stringify(imported)}`);
   printLoadsTable(loads);
+  printOAuthTable(oauth);
   console.log(
     `\npeak RSS of the service: ${peakRssMb} MB${soak ? `; over a ${soak.seconds} s soak: ${soak.rssFirst10sMb} MB in the first 10 s, ${soak.rssLast10sMb} MB in the last 10 s` : ''}`,
   );

@@ -1,4 +1,4 @@
-import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, jwtVerify, type JWTPayload, type JWTVerifyResult } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { OAuthIssuer } from '../oauth-issuers.js';
 import { IssuerKeys, type IssuerKeyOptions } from './issuer-keys.js';
@@ -67,20 +67,21 @@ export class AccessTokenVerifier {
     const kept = this.verified.get(token);
     if (kept && kept.claims.exp * 1000 > this.now()) return kept;
     const issuer = this.issuerOf(token);
-    let claims: JWTPayload;
+    let verified: JWTVerifyResult;
     try {
-      ({ payload: claims } = await jwtVerify(token, issuer.keys.getKey, {
+      verified = await jwtVerify(token, issuer.keys.getKey, {
         algorithms: [...ACCEPTED_ALGORITHMS],
         issuer: issuer.config.issuer,
         audience: this.audiences(),
         clockTolerance: CLOCK_SKEW_S,
         requiredClaims: ['exp', 'sub'],
         currentDate: new Date(this.now()),
-      }));
+      });
     } catch (error) {
       throw new InvalidAccessTokenError((error as Error).message);
     }
-    const type = decodeProtectedHeader(token).typ;
+    const { payload: claims, protectedHeader } = verified;
+    const type = protectedHeader.typ;
     if (type !== undefined && !(typeof type === 'string' && ACCEPTED_TYPES.has(type.toLowerCase())))
       throw new InvalidAccessTokenError('typ is not at+jwt or JWT');
     // jose checks iat only against a maximum age; one from the future is refused here.

@@ -1,18 +1,27 @@
-import type { TokenReads } from '../store/store.js';
+import type { TokenReads, Workspace } from '../store/store.js';
 import type { AccessTokenVerifier } from './access-tokens.js';
 import { authenticate } from './authenticate.js';
 import type { Principal } from './principal.js';
 
 const MAX_ENTRIES = 10_000;
 
+/** A kept principal and when it stops working (ms; Infinity for a token without expiry). */
+interface Entry {
+  principal: Principal;
+  expiresAtMs: number;
+}
+
 /**
  * Principals by bearer header, kept only while the store's change stamp stays the same: any
  * write by any connection (a token revoked through the CLI, say) clears them all, so a change
  * still applies on the next request. A store that cannot tell cheaply (stamp null) gets no cache.
+ * Workspaces are kept under the same rule, so a new token of a known workspace (an OAuth client
+ * that refreshes often) does not read its workspace again.
  */
 export class PrincipalCache {
   private stamp: string | null = null;
-  private readonly entries = new Map<string, Principal>();
+  private readonly entries = new Map<string, Entry>();
+  private readonly workspaces = new Map<string, Promise<Workspace | null>>();
 
   /** `accessTokens` checks OAuth access tokens; without it only access keys are accepted. */
   constructor(private readonly accessTokens?: AccessTokenVerifier) {}
@@ -25,16 +34,40 @@ export class PrincipalCache {
     const stamp = await store.changeStamp();
     if (stamp === null || stamp !== this.stamp) {
       this.entries.clear();
+      this.workspaces.clear();
       this.stamp = stamp;
     }
     const key = authorization ?? '';
     const hit = stamp === null ? undefined : this.entries.get(key);
-    if (hit && (hit.expiresAt === null || Date.parse(hit.expiresAt) > now.getTime())) return hit;
-    const principal = await authenticate(store, authorization, now, this.accessTokens);
+    if (hit && hit.expiresAtMs > now.getTime()) return hit.principal;
+    const reads = stamp === null ? store : this.withKeptWorkspaces(store);
+    const principal = await authenticate(reads, authorization, now, this.accessTokens);
     if (stamp === null) return principal;
     const stamped = { ...principal, changeStamp: stamp };
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, stamped);
+    const expiresAtMs = principal.expiresAt === null ? Infinity : Date.parse(principal.expiresAt);
+    this.entries.set(key, { principal: stamped, expiresAtMs });
     return stamped;
+  }
+
+  /** The store, its workspaces read once per change stamp (a handful per deployment). */
+  private withKeptWorkspaces(store: TokenReads): TokenReads {
+    const workspaces = this.workspaces;
+    return {
+      findTokenByHash: (hash) => store.findTokenByHash(hash),
+      supplierCode: (workspaceId, supplierId) => store.supplierCode(workspaceId, supplierId),
+      workerExists: (workspaceId, workerId) => store.workerExists(workspaceId, workerId),
+      changeStamp: () => store.changeStamp(),
+      getWorkspace(id) {
+        let workspace = workspaces.get(id);
+        if (!workspace) {
+          workspace = store.getWorkspace(id);
+          // A failed read is not kept: the next request asks again.
+          workspace.catch(() => workspaces.delete(id));
+          if (workspaces.size < MAX_ENTRIES) workspaces.set(id, workspace);
+        }
+        return workspace;
+      },
+    };
   }
 }

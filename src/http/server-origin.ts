@@ -34,8 +34,10 @@ function hostnameOf(host: string): string | null {
 export function serverOrigin(app: FastifyInstance, config: OriginConfig): ServerOrigin {
   const publicOrigin = config.publicUrl ? new URL(config.publicUrl).origin : undefined;
   const publicHost = config.publicUrl ? new URL(config.publicUrl).hostname : undefined;
-  // Not listening (tests inject requests): as strict as a loopback server.
-  const listening = () => app.server.address() as AddressInfo | null;
+  // Not listening (tests inject requests): as strict as a loopback server. Once listening, the
+  // address is kept: asking the socket (getsockname) on every request showed in the profile.
+  let address: AddressInfo | null = null;
+  const listening = () => (address ??= app.server.address() as AddressInfo | null);
   const loopback = () => {
     const address = listening();
     return address === null || isLoopback(address.address);

@@ -106,9 +106,16 @@ export function insufficientScope(principal: Principal, needed: string): ApiErro
  * share its id but may differ in scopes (a step-up) or in what their claims map to.
  */
 function grantAnswerKey(principal: Principal): string {
-  const { tokenId, workspaceId, role, workerId, supplierId, scopes } = principal;
-  return JSON.stringify([tokenId, workspaceId, role, workerId, supplierId, [...scopes].sort()]);
+  let key = GRANT_ANSWER_KEYS.get(principal);
+  if (key === undefined) {
+    const { tokenId, workspaceId, role, workerId, supplierId, scopes } = principal;
+    key = JSON.stringify([tokenId, workspaceId, role, workerId, supplierId, [...scopes].sort()]);
+    GRANT_ANSWER_KEYS.set(principal, key);
+  }
+  return key;
 }
+/** Each principal's key, written once: a cached principal serves many requests. */
+const GRANT_ANSWER_KEYS = new WeakMap<Principal, string>();
 
 const storeLate = () => new StoreUnavailableError('the store did not answer in time');
 const reportLate = () => new ReportTimeoutError();
