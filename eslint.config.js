@@ -21,8 +21,9 @@ const LAYERS = [
   ['importer', ['importer/']],
   ['admin', ['admin/']],
   ['mcp', ['mcp/']],
+  ['oauth-server', ['oauth-server/']],
   ['http', ['http/']],
-  ['service', ['service.ts']],
+  ['service', ['service.ts', 'identity.ts']],
   ['cli', ['cli/']],
 ];
 

@@ -97,6 +97,16 @@ export interface Config {
    * their claims map to workspace, role, worker, supplier and scopes (oauth-issuers.ts).
    */
   oauthIssuers: OAuthIssuer[];
+  /**
+   * VMS_READ_OAUTH_SERVER: `on` (default) makes the server an OAuth authorization server of its
+   * own (sign-in with an access key; src/oauth-server/), `off` leaves it a resource server only.
+   */
+  oauthServer: boolean;
+  /**
+   * VMS_READ_WEB_ISSUER and VMS_READ_WEB_CLIENT_ID: the organisation's authorization server the
+   * web page signs in with, and the page's client id there; unset, the built-in server.
+   */
+  webSignIn: { issuer: string; clientId: string } | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -213,6 +223,27 @@ function oauthIssuersOf(env: Env): OAuthIssuer[] {
   }
 }
 
+function webSignInOf(env: Env): Config['webSignIn'] {
+  const issuer = env.VMS_READ_WEB_ISSUER || undefined;
+  const clientId = env.VMS_READ_WEB_CLIENT_ID || undefined;
+  if (issuer === undefined && clientId === undefined) return undefined;
+  if (issuer === undefined || clientId === undefined)
+    throw new ConfigError(
+      issuer === undefined ? 'VMS_READ_WEB_ISSUER' : 'VMS_READ_WEB_CLIENT_ID',
+      'must be set together with ' +
+        (issuer === undefined ? 'VMS_READ_WEB_CLIENT_ID' : 'VMS_READ_WEB_ISSUER'),
+    );
+  try {
+    parseOAuthIssuers(JSON.stringify([{ issuer }]));
+  } catch {
+    throw new ConfigError(
+      'VMS_READ_WEB_ISSUER',
+      'must be an https URL (http only on a loopback address), the issuer as its tokens name it',
+    );
+  }
+  return { issuer, clientId };
+}
+
 /** Reads and checks the environment; throws ConfigError on the first bad value. */
 export function readConfig(env: Env = process.env): Config {
   return {
@@ -267,5 +298,7 @@ export function readConfig(env: Env = process.env): Config {
     port: env.PORT,
     metrics: onOff(env, 'VMS_READ_METRICS'),
     oauthIssuers: oauthIssuersOf(env),
+    oauthServer: oneOf(env, 'VMS_READ_OAUTH_SERVER', ['on', 'off'] as const, 'on') === 'on',
+    webSignIn: webSignInOf(env),
   };
 }

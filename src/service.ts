@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { AccessTokenVerifier } from './auth/access-tokens.js';
+import type { AccessTokenVerifier } from './auth/access-tokens.js';
 import { createQuota, type Quota } from './auth/quota.js';
 import { createRedisQuota, type QuotaLog } from './auth/redis-quota.js';
 import {
@@ -11,6 +11,7 @@ import {
 } from './config.js';
 import { buildApp } from './http/app.js';
 import { serverOrigin, type ServerOrigin } from './http/server-origin.js';
+import { setUpIdentity, type IdentityOptions } from './identity.js';
 import type { OAuthIssuer } from './oauth-issuers.js';
 import type { SlowReaderLimits } from './http/slow-readers.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
@@ -55,6 +56,10 @@ export interface ServiceOptions {
   oauthIssuers?: readonly OAuthIssuer[];
   /** Checks those tokens; createService makes one for its app's resource identifiers. */
   accessTokens?: AccessTokenVerifier;
+  /** The built-in authorization server (VMS_READ_OAUTH_SERVER): off unless asked for here. */
+  oauthServer?: boolean;
+  /** The demo accounts its sign-in page offers (`vms-read demo`). */
+  demoAccounts?: IdentityOptions['demoAccounts'];
 }
 
 /** DESIGN §4.1: a request the store does not answer within 2 s gets 503 `unavailable`. */
@@ -85,6 +90,7 @@ export function serviceSettings(
   | 'metrics'
   | 'slowReaders'
   | 'oauthIssuers'
+  | 'oauthServer'
 > {
   const { secret, quotaPerMinute, redisUrl, reportTimeoutMs, origins, cache, metrics } = config;
   return {
@@ -98,6 +104,7 @@ export function serviceSettings(
     metrics,
     slowReaders: { sendMs: config.sendTimeoutMs, unsentBytes: config.unsentMb * 1024 * 1024 },
     oauthIssuers: config.oauthIssuers,
+    oauthServer: config.oauthServer,
   };
 }
 
@@ -142,13 +149,6 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
   });
 }
 
-/** The `aud` values an OAuth token may carry: the resource identifier, and it with `/mcp`. */
-function resourceIdentifiers(origin: ServerOrigin | undefined): string[] {
-  if (!origin) return [];
-  const resource = origin.resource();
-  return [resource, `${resource}/mcp`];
-}
-
 /**
  * Wires store, executor and HTTP app (API and MCP); the caller decides whether to listen. Closing
  * the app (SIGTERM, once requests have drained) closes the executor's Redis connection.
@@ -159,16 +159,11 @@ export async function createService(
   // The quota reports to the app's log, which exists only once the app does (no request before).
   const log: { to?: QuotaLog } = {};
   // OAuth tokens must name this server (DESIGN §4.12), whose origin is known once the app is.
-  const issuers = options.oauthIssuers ?? [];
   const known: { origin?: ServerOrigin } = {};
-  const accessTokens =
-    options.accessTokens ??
-    (issuers.length > 0
-      ? new AccessTokenVerifier(issuers, () => resourceIdentifiers(known.origin))
-      : undefined);
+  const identity = await setUpIdentity(options, () => known.origin);
   const executor = await createExecutor({
     ...options,
-    accessTokens,
+    accessTokens: identity.accessTokens,
     quotaLog: options.quotaLog ?? {
       warn: (details, message) => log.to?.warn(details, message),
       info: (details, message) => log.to?.info(details, message),
@@ -182,7 +177,8 @@ export async function createService(
     logger: options.logger,
     origins: options.origins ?? { allowedOrigins: [] },
     slowReaders: options.slowReaders,
-    authorizationServers: issuers.map((entry) => entry.issuer),
+    authorizationServers: identity.authorizationServers,
+    authorizationServer: identity.authorizationServer,
   });
   known.origin = serverOrigin(app, options.origins ?? { allowedOrigins: [] });
   log.to = app.log;

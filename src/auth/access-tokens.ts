@@ -1,4 +1,12 @@
-import { decodeJwt, jwtVerify, type JWTPayload, type JWTVerifyResult } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeJwt,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyResult,
+} from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { OAuthIssuer } from '../oauth-issuers.js';
 import { IssuerKeys, type IssuerKeyOptions } from './issuer-keys.js';
@@ -24,7 +32,23 @@ export class InvalidAccessTokenError extends Error {}
 /** A verified access token: its issuer's configuration and its claims. */
 export interface VerifiedAccessToken {
   issuer: OAuthIssuer;
+  /** Issued by this server's own authorization server: `sub` is an access key's id. */
+  builtIn: boolean;
   claims: JWTPayload & { sub: string; exp: number };
+}
+
+/** This server's own authorization server (src/oauth-server/): its issuer and public keys. */
+export interface BuiltInIssuer {
+  /** Its identifier, the resource identifier (known once the server listens). */
+  issuer: () => string;
+  keys: JSONWebKeySet;
+}
+
+/** How one issuer's tokens are checked: its configuration and where its keys come from. */
+interface KnownIssuer {
+  config: OAuthIssuer;
+  getKey: JWTVerifyGetKey;
+  builtIn: boolean;
 }
 
 export function looksLikeJwt(token: string): boolean {
@@ -39,7 +63,9 @@ export function looksLikeJwt(token: string): boolean {
  * that passed is kept until it expires, so the next request with it costs a map lookup.
  */
 export class AccessTokenVerifier {
-  private readonly issuers: Map<string, { config: OAuthIssuer; keys: IssuerKeys }>;
+  private readonly issuers: Map<string, KnownIssuer>;
+  private readonly keys = new Map<string, IssuerKeys>();
+  private readonly builtIn: (KnownIssuer & { issuer: () => string }) | null;
   private readonly verified = new LRUCache<string, VerifiedAccessToken>({ max: MAX_VERIFIED });
   private readonly now: () => number;
 
@@ -47,20 +73,31 @@ export class AccessTokenVerifier {
     issuers: readonly OAuthIssuer[],
     /** This server's resource identifiers: a token's `aud` must contain one. */
     private readonly audiences: () => string[],
-    options: IssuerKeyOptions = {},
+    options: IssuerKeyOptions & { builtIn?: BuiltInIssuer } = {},
   ) {
     this.now = options.now ?? Date.now;
     this.issuers = new Map(
-      issuers.map((config) => [
-        config.issuer,
-        { config, keys: new IssuerKeys(config.issuer, options) },
-      ]),
+      issuers.map((config) => {
+        const keys = new IssuerKeys(config.issuer, options);
+        this.keys.set(config.issuer, keys);
+        return [config.issuer, { config, getKey: keys.getKey, builtIn: false }];
+      }),
     );
+    const own = options.builtIn;
+    // The built-in server's keys are in hand: nothing is fetched for its tokens.
+    this.builtIn = own
+      ? {
+          issuer: own.issuer,
+          getKey: createLocalJWKSet(own.keys),
+          builtIn: true,
+          config: { issuer: '', claims: { workspace: '', role: '', worker: '', supplier: '' } },
+        }
+      : null;
   }
 
-  /** The keys of each issuer (the tests count their fetches). */
+  /** The keys of each external issuer (the tests count their fetches). */
   keysOf(issuer: string): IssuerKeys | undefined {
-    return this.issuers.get(issuer)?.keys;
+    return this.keys.get(issuer);
   }
 
   async verify(token: string): Promise<VerifiedAccessToken> {
@@ -69,7 +106,7 @@ export class AccessTokenVerifier {
     const issuer = this.issuerOf(token);
     let verified: JWTVerifyResult;
     try {
-      verified = await jwtVerify(token, issuer.keys.getKey, {
+      verified = await jwtVerify(token, issuer.getKey, {
         algorithms: [...ACCEPTED_ALGORITHMS],
         issuer: issuer.config.issuer,
         audience: this.audiences(),
@@ -91,21 +128,25 @@ export class AccessTokenVerifier {
       throw new InvalidAccessTokenError('sub is not a string');
     const result = {
       issuer: issuer.config,
+      builtIn: issuer.builtIn,
       claims: claims as VerifiedAccessToken['claims'],
     };
     this.verified.set(token, result);
     return result;
   }
 
-  /** The configured issuer a token claims (read before verifying, to pick the keys). */
-  private issuerOf(token: string) {
+  /** The known issuer a token claims (read before verifying, to pick the keys). */
+  private issuerOf(token: string): KnownIssuer {
     let iss: unknown;
     try {
       iss = decodeJwt(token).iss;
     } catch {
       throw new InvalidAccessTokenError('not a JWT');
     }
-    const issuer = typeof iss === 'string' ? this.issuers.get(iss) : undefined;
+    if (typeof iss !== 'string') throw new InvalidAccessTokenError('no iss');
+    const own = this.builtIn;
+    if (own && iss === own.issuer()) return { ...own, config: { ...own.config, issuer: iss } };
+    const issuer = this.issuers.get(iss);
     if (!issuer) throw new InvalidAccessTokenError('iss is not a configured issuer');
     return issuer;
   }

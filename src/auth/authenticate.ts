@@ -7,8 +7,8 @@ import {
 } from './access-tokens.js';
 import { IssuerUnavailableError } from './issuer-keys.js';
 import { principalOfGrant } from './grants.js';
+import { principalOfKey } from './key-principal.js';
 import type { Principal } from './principal.js';
-import { isRole, isScope, type Scope } from './scopes.js';
 import { hashToken, TOKEN_PATTERN } from './tokens.js';
 
 // The transport adds its WWW-Authenticate challenge (HTTP points it at the resource metadata).
@@ -32,7 +32,7 @@ export async function authenticate(
   if (TOKEN_PATTERN.test(token)) return accessKeyPrincipal(store, token, now);
   if (!accessTokens || !looksLikeJwt(token)) throw UNAUTHORIZED();
   try {
-    return await principalOfGrant(store, await accessTokens.verify(token));
+    return await principalOfGrant(store, await accessTokens.verify(token), now);
   } catch (error) {
     if (error instanceof InvalidAccessTokenError || error instanceof IssuerUnavailableError)
       throw UNAUTHORIZED();
@@ -42,23 +42,9 @@ export async function authenticate(
 
 async function accessKeyPrincipal(store: TokenReads, token: string, now: Date): Promise<Principal> {
   const row = await store.findTokenByHash(hashToken(token));
-  if (!row || row.revokedAt !== null || !isRole(row.role)) throw UNAUTHORIZED();
+  if (!row || row.revokedAt !== null) throw UNAUTHORIZED();
   if (row.expiresAt !== null && Date.parse(row.expiresAt) <= now.getTime()) throw UNAUTHORIZED();
-  const supplierCode = row.supplierId
-    ? await store.supplierCode(row.workspaceId, row.supplierId)
-    : null;
-  const workspace = await store.getWorkspace(row.workspaceId);
-  if (!workspace) throw UNAUTHORIZED();
-  return {
-    tokenId: row.id,
-    grant: null,
-    workspaceId: row.workspaceId,
-    workspace,
-    expiresAt: row.expiresAt,
-    role: row.role,
-    workerId: row.role === 'worker' ? row.workerId : null,
-    supplierId: row.role === 'billing_entity' ? row.supplierId : null,
-    supplierCode: row.role === 'billing_entity' ? supplierCode : null,
-    scopes: new Set(row.scopes.filter(isScope) as Scope[]),
-  };
+  const principal = await principalOfKey(store, row);
+  if (!principal) throw UNAUTHORIZED();
+  return principal;
 }

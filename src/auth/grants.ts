@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import type { TokenReads } from '../store/store.js';
 import type { VerifiedAccessToken } from './access-tokens.js';
 import { InvalidAccessTokenError } from './access-tokens.js';
+import { principalOfKey } from './key-principal.js';
 import type { Grant, Principal } from './principal.js';
 import { isRole, isScope, type Scope } from './scopes.js';
+import { liveKey } from './tokens.js';
 
 /**
  * A grant's id: what cursors, the quota and cached answers are bound to for an OAuth token
@@ -15,6 +17,36 @@ export function grantId(grant: Grant): string {
     .update(JSON.stringify([grant.issuer, grant.subject, grant.clientId]))
     .digest('base64url');
   return `grant_${digest}`;
+}
+
+/**
+ * A grant of the built-in authorization server: its subject is the access key a person signed in
+ * with, so it has that key's workspace, role, worker or supplier, and the scopes the token carries
+ * that the key holds. A key revoked or expired since ends its grants here, at their next request.
+ */
+async function principalOfKeyGrant(
+  store: TokenReads,
+  { issuer, claims }: VerifiedAccessToken,
+  now: Date,
+): Promise<Principal> {
+  const key = await liveKey(store, claims.sub, now.getTime());
+  const keyPrincipal = key ? await principalOfKey(store, key) : null;
+  if (!keyPrincipal) throw refuse('the access key behind the grant no longer works');
+  const client = claims.client_id ?? claims.azp;
+  const grant: Grant = {
+    issuer: issuer.issuer,
+    subject: claims.sub,
+    clientId: typeof client === 'string' ? client : null,
+  };
+  const tokenExpiry = claims.exp * 1000;
+  const keyExpiry = key?.expiresAt ? Date.parse(key.expiresAt) : Infinity;
+  return {
+    ...keyPrincipal,
+    tokenId: grantId(grant),
+    grant,
+    expiresAt: new Date(Math.min(tokenExpiry, keyExpiry)).toISOString(),
+    scopes: new Set(scopesOf(claims.scope).filter((scope) => keyPrincipal.scopes.has(scope))),
+  };
 }
 
 /** The claim's scopes (a space-separated string or an array of strings), SPEC's four only. */
@@ -33,8 +65,11 @@ const refuse = (reason: string) => new InvalidAccessTokenError(reason);
  */
 export async function principalOfGrant(
   store: TokenReads,
-  { issuer, claims }: VerifiedAccessToken,
+  verified: VerifiedAccessToken,
+  now: Date,
 ): Promise<Principal> {
+  if (verified.builtIn) return principalOfKeyGrant(store, verified, now);
+  const { issuer, claims } = verified;
   const names = issuer.claims;
   const workspaceId = issuer.workspace ?? claims[names.workspace];
   const role = issuer.role ?? claims[names.role];

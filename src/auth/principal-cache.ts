@@ -55,6 +55,7 @@ export class PrincipalCache {
     const workspaces = this.workspaces;
     return {
       findTokenByHash: (hash) => store.findTokenByHash(hash),
+      findTokenById: (id) => store.findTokenById(id),
       supplierCode: (workspaceId, supplierId) => store.supplierCode(workspaceId, supplierId),
       workerExists: (workspaceId, workerId) => store.workerExists(workspaceId, workerId),
       changeStamp: () => store.changeStamp(),

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { AdminWrites, TokenReads } from '../store/store.js';
+import type { AdminWrites, TokenReads, TokenRow } from '../store/store.js';
 import { isScope, type Role, type Scope } from './scopes.js';
 
 /** Bearer tokens: random, shown once, stored only as a SHA-256 hash. */
@@ -67,4 +67,16 @@ export async function createToken(
     createdAt: now.toISOString(),
   });
   return token;
+}
+
+/** The access key of that id when it still works: stored, not revoked, not expired at `now` (ms). */
+export async function liveKey(
+  tokens: Pick<TokenReads, 'findTokenById'>,
+  id: string,
+  now: number,
+): Promise<TokenRow | null> {
+  const key = await tokens.findTokenById(id);
+  if (!key || key.revokedAt !== null) return null;
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return null;
+  return key;
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DEMO_SEED, DEMO_WORKSPACE, demoTokens, type DemoTokens } from '../admin/demo.js';
 import { seedStore } from '../admin/seed.js';
 import type { Config } from '../config.js';
+import type { DemoSignIn } from '../oauth-server/interactions.js';
 import { openStore } from '../store/open-store.js';
 import { todayUtc } from './args.js';
 import { defineCommand } from './command.js';
@@ -10,6 +11,18 @@ import { ADDRESS_FLAGS, checkPortFree, hostAndPort, listen } from './serve-comma
 
 const DEMO_DB = 'data/demo.db';
 const DEMO_TOKENS = 'data/demo-tokens.json';
+
+/** The demo accounts the built-in server's sign-in page offers: one click each, no key to paste. */
+function demoSignIns(tokens: DemoTokens): DemoSignIn[] {
+  const labels: Record<string, string> = {
+    staff: 'Staff, every scope',
+    worker: 'A worker',
+    billingEntity: 'A billing entity',
+  };
+  return Object.entries(labels)
+    .filter(([name]) => tokens[name] !== undefined)
+    .map(([name, label]) => ({ name, label, token: tokens[name] }));
+}
 
 /** `npm start`: a seeded embedded database, demo tokens, and a running server. */
 export const demoCommand = defineCommand({
@@ -38,13 +51,13 @@ async function demo(address: { host: string; port: number }, config: Config): Pr
     : null;
   const { tokens, minted } = await demoTokens(store, saved, new Date());
   if (minted) writeFileSync(DEMO_TOKENS, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
-  const { baseUrl } = await listen(store, DEMO_DB, address, config);
+  const { baseUrl } = await listen(store, DEMO_DB, address, config, demoSignIns(tokens));
   const lines = [
     '',
     `vms-read demo is serving ${DEMO_DB} at ${baseUrl}`,
     `  Web page       ${baseUrl}/app  (dashboards, the explorer and records; sign in with a token below)`,
     `  API reference  ${baseUrl}/docs  (OpenAPI: ${baseUrl}/openapi.json)`,
-    `  MCP            ${baseUrl}/mcp`,
+    `  MCP            ${baseUrl}/mcp  (add it to an MCP host by this URL: it signs in here${config.oauthServer ? ', with a demo account' : ''})`,
     '',
     `Demo tokens (workspace ${DEMO_WORKSPACE}; also saved in ${DEMO_TOKENS}):`,
     ...Object.entries(tokens).map(([name, token]) => `  ${name.padEnd(16)} ${token}`),

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { createServer } from 'node:net';
 import type { Config } from '../config.js';
+import type { DemoSignIn } from '../oauth-server/interactions.js';
 import { withDeadline } from '../deadline.js';
 import type { Store } from '../store/store.js';
 import { openReportFacts } from '../store/open-store.js';
@@ -53,6 +54,8 @@ export async function listen(
   db: string,
   address: Address,
   config: Config,
+  /** Accounts the built-in authorization server's sign-in page offers (`vms-read demo`). */
+  demoAccounts?: readonly DemoSignIn[],
 ): Promise<Listening> {
   // The copy is prepared before the app exists and followed after: its lines go to the app's
   // log, those from before it held until it is there.
@@ -71,6 +74,7 @@ export async function listen(
     store,
     facts,
     ...serviceSettings(config),
+    demoAccounts,
     logger: { level: config.logLevel },
   });
   logs.to = app.log;

@@ -24,7 +24,8 @@ import { mountOpenApi } from './openapi/route.js';
 import { mountResourceMetadata } from './resource-metadata.js';
 import { mountOperation } from './routes.js';
 import { mountWebApp } from './web-app.js';
-import { serverOrigin, type OriginConfig } from './server-origin.js';
+import { serverOrigin, type OriginConfig, type ServerOrigin } from './server-origin.js';
+import { mountAuthorizationServer, type AuthorizationServerMount } from '../oauth-server/mount.js';
 import {
   DEFAULT_SEND_TIMEOUT_MS,
   DEFAULT_UNSENT_MB,
@@ -43,7 +44,9 @@ export interface AppDeps {
   /** Bounds on answers clients do not read (slow-readers.ts); defaults when absent. */
   slowReaders?: SlowReaderLimits;
   /** The authorization servers whose tokens are accepted, as the resource metadata lists them. */
-  authorizationServers?: readonly string[];
+  authorizationServers?: (origin: ServerOrigin) => readonly string[];
+  /** The built-in authorization server, mounted at this origin when given (DESIGN §4.12). */
+  authorizationServer?: Omit<AuthorizationServerMount, 'issuer' | 'proxy'>;
 }
 
 declare module 'fastify' {
@@ -198,7 +201,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return { status: 'ok' };
   });
 
-  mountResourceMetadata(app, origin, deps.authorizationServers ?? []);
+  mountResourceMetadata(app, origin, deps.authorizationServers ?? (() => []));
+  if (deps.authorizationServer)
+    await mountAuthorizationServer(app, {
+      ...deps.authorizationServer,
+      issuer: () => origin.resource(),
+      // Behind a proxy that ends TLS, an https issuer trusts the proxy's X-Forwarded-Proto.
+      proxy: origin.resource().startsWith('https:'),
+    });
   await mountOpenApi(app, deps.operations);
   await mountWebApp(app);
   for (const operation of deps.operations)

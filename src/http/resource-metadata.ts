@@ -26,17 +26,18 @@ declare module 'fastify' {
 export function mountResourceMetadata(
   app: FastifyInstance,
   origin: ServerOrigin,
-  authorizationServers: readonly string[],
+  authorizationServers: (origin: ServerOrigin) => readonly string[],
 ): void {
-  const metadata = (resourcePath: string) => ({
-    resource: `${origin.resource()}${resourcePath}`,
-    resource_name: resourcePath ? 'vms-read MCP' : 'vms-read API',
-    ...(authorizationServers.length > 0
-      ? { authorization_servers: [...authorizationServers] }
-      : {}),
-    bearer_methods_supported: ['header'],
-    scopes_supported: [...SCOPES],
-  });
+  const metadata = (resourcePath: string) => {
+    const servers = authorizationServers(origin);
+    return {
+      resource: `${origin.resource()}${resourcePath}`,
+      resource_name: resourcePath ? 'vms-read MCP' : 'vms-read API',
+      ...(servers.length > 0 ? { authorization_servers: [...servers] } : {}),
+      bearer_methods_supported: ['header'],
+      scopes_supported: [...SCOPES],
+    };
+  };
   app.get(RESOURCE_METADATA_PATH, async () => metadata(''));
   app.get(MCP_METADATA_PATH, async () => metadata(MCP_PATH));
 }

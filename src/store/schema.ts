@@ -10,6 +10,7 @@
  */
 
 import { CHANGE_LOG_TABLES, START_CHANGE_LOG } from './sql/change-log.js';
+import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
 import { REFRESH_REPORT_FACTS, REPORT_FACT_TABLES } from './sql/report-facts.js';
 import type { Table } from './table.js';
 
@@ -314,6 +315,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { tables: REPORT_FACT_TABLES, statements: REFRESH_REPORT_FACTS },
   // 3: data versions and the change log.
   { tables: CHANGE_LOG_TABLES, statements: START_CHANGE_LOG },
+  // 4: what the built-in authorization server keeps (sessions, grants, codes, refresh tokens).
+  { tables: [OAUTH_RECORDS_TABLE], statements: [] },
 ];
 
 /** Every table of the schema by name. */

@@ -14,6 +14,7 @@ import {
   timesheetEntriesSql,
 } from './sql/resource-sql.js';
 import { changedRecordsSql, changePositionsSql } from './sql/changes-sql.js';
+import { oauthRecords, type OAuthRecords } from './sql/oauth-records.js';
 import {
   stampOf,
   type Change,
@@ -140,6 +141,28 @@ export abstract class SqlStore implements Store {
 
   async findTokenByHash(hash: string): Promise<TokenRow | null> {
     const row = await this.get('SELECT * FROM tokens WHERE token_hash = ?', [hash]);
+    return row ? toTokenRow(row) : null;
+  }
+
+  private oauth: OAuthRecords | null = null;
+
+  authorizationRecords(): OAuthRecords {
+    return (this.oauth ??= oauthRecords({
+      get: (sql, params) => this.get(sql, params),
+      run: (sql, params) => this.runAside(sql, params),
+    }));
+  }
+
+  /**
+   * A write that is not the data's (the authorization server's records): by default a plain
+   * `run`; SQLite's leaves its change stamp alone, so signing in does not empty answer caches.
+   */
+  protected runAside(sql: string, params: readonly unknown[]): Promise<number> {
+    return this.run(sql, params);
+  }
+
+  async findTokenById(id: string): Promise<TokenRow | null> {
+    const row = await this.get('SELECT * FROM tokens WHERE id = ?', [id]);
     return row ? toTokenRow(row) : null;
   }
 

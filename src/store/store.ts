@@ -5,6 +5,7 @@ import type { Viewer, Visibility } from './visibility.js';
 import type { DataTable } from './schema.js';
 import type { Load } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
+import type { OAuthRecords } from './sql/oauth-records.js';
 
 export type Row = Record<string, unknown>;
 export type Order = 'asc' | 'desc';
@@ -121,6 +122,8 @@ export interface StoreLifecycle {
 /** What authentication reads: tokens, their workspace, the worker or supplier they name. */
 export interface TokenReads {
   findTokenByHash(hash: string): Promise<TokenRow | null>;
+  /** An access key by its id (the subject of the built-in authorization server's grants). */
+  findTokenById(id: string): Promise<TokenRow | null>;
   getWorkspace(id: string): Promise<Workspace | null>;
   supplierCode(workspaceId: string, supplierId: string): Promise<string | null>;
   workerExists(workspaceId: string, workerId: string): Promise<boolean>;
@@ -305,5 +308,17 @@ export interface FactSource {
  * take the part they need: operations `ResourceReads` and `ReportFacts`, authentication
  * `TokenReads`, seeds, imports and admin commands `AdminWrites`, the server `StoreLifecycle`.
  */
+/** What the built-in authorization server keeps (src/oauth-server/), in the same database. */
+export interface AuthorizationRecords {
+  authorizationRecords(): OAuthRecords;
+}
+
 export interface Store
-  extends StoreLifecycle, TokenReads, ResourceReads, ReportFacts, AdminWrites, FactSource {}
+  extends
+    StoreLifecycle,
+    TokenReads,
+    ResourceReads,
+    ReportFacts,
+    AdminWrites,
+    FactSource,
+    AuthorizationRecords {}

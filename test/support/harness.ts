@@ -39,6 +39,8 @@ export interface HarnessOptions {
   metrics?: boolean;
   /** Identity providers whose JWT access tokens are accepted (VMS_READ_OAUTH_ISSUERS). */
   oauthIssuers?: OAuthIssuer[];
+  /** The built-in authorization server (VMS_READ_OAUTH_SERVER=on, the product's default). */
+  oauthServer?: boolean;
 }
 
 export interface Harness extends Pick<TestDatabase, 'all' | 'one' | 'db' | 'dialect'> {
@@ -88,6 +90,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     reportQueue: options.reportQueue,
     metrics: options.metrics,
     oauthIssuers: options.oauthIssuers,
+    oauthServer: options.oauthServer,
   });
   await app.ready();
   const { one } = database;

@@ -6,22 +6,46 @@ import type {
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 
+/** What a person does on a page that asks something: the form to send, or null to stop there. */
+export type PageAnswer = (page: { url: URL; status: number; html: string }) => {
+  action: URL;
+  fields: Record<string, string>;
+} | null;
+
+/** Where the browser stopped: back at the client (`callback`), or on a page it would not answer. */
+export interface BrowsedTo {
+  callback: URL | null;
+  page: { url: URL; status: number; html: string } | null;
+}
+
 /**
  * A person's browser, as far as an authorization flow needs one: it follows the redirects of an
- * authorization request (keeping the cookies each site sets) through the identity provider's
- * sign-in and consent pages, and stops where the provider sends it back to the client's redirect
- * URI, returning that URL (code, state, iss). Pages that need a click are the provider's own
- * business (test/support/identity-provider.ts answers them as a person would).
+ * authorization request (keeping the cookies each site sets) through the sign-in and consent
+ * pages, filling them in as `answer` says (an identity provider that needs no click is answered
+ * by the provider itself), and stops where it is sent back to the client's redirect URI.
  */
 export class TestBrowser {
   private readonly cookies = new Map<string, string>();
 
+  constructor(private readonly answer: PageAnswer = () => null) {}
+
   async authorize(start: URL, redirectUri: string): Promise<URL> {
-    let next = start;
+    const { callback, page } = await this.browse(start, redirectUri);
+    if (!callback) throw new Error(`stopped on ${page?.url}: ${page?.status} ${page?.html}`);
+    return callback;
+  }
+
+  async browse(start: URL, redirectUri: string): Promise<BrowsedTo> {
+    let next: { url: URL; form?: Record<string, string> } = { url: start };
     for (let hop = 0; hop < 20; hop++) {
-      const response = await fetch(next, {
+      const response = await fetch(next.url, {
         redirect: 'manual',
-        headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+        method: next.form ? 'POST' : 'GET',
+        headers: {
+          cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+          ...(next.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        body: next.form ? new URLSearchParams(next.form) : undefined,
       });
       for (const line of response.headers.getSetCookie()) {
         const [pair] = line.split(';');
@@ -29,15 +53,46 @@ export class TestBrowser {
         this.cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1));
       }
       const location = response.headers.get('location');
-      if (!location)
-        throw new Error(`no redirect from ${next}: ${response.status} ${await response.text()}`);
+      if (!location) {
+        const page = { url: next.url, status: response.status, html: await response.text() };
+        const reply = this.answer(page);
+        if (!reply) return { callback: null, page };
+        next = { url: reply.action, form: reply.fields };
+        continue;
+      }
       await response.arrayBuffer();
-      const target = new URL(location, next);
-      if (target.href.startsWith(redirectUri)) return target;
-      next = target;
+      const target = new URL(location, next.url);
+      if (target.href.startsWith(redirectUri)) return { callback: target, page: null };
+      next = { url: target };
     }
     throw new Error('too many redirects');
   }
+}
+
+/**
+ * A person at vms-read's own sign-in and consent pages: enters `key` (or picks the demo account
+ * `demo`), then allows (or denies) the app.
+ */
+export function personWith(
+  sign: { key: string } | { demo: string },
+  decision: 'allow' | 'deny' = 'allow',
+): PageAnswer {
+  return ({ url, status, html }): ReturnType<PageAnswer> => {
+    if (status !== 200) return null;
+    const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1];
+    if (!action) return null;
+    const target = new URL(action.replaceAll('&amp;', '&'), url);
+    if (html.includes('name="key"')) {
+      if ('key' in sign)
+        return { action: target, fields: { key: sign.key } as Record<string, string> };
+      const demoAction = new RegExp(
+        `<form method="post" action="([^"]+)">\\s*<input type="hidden" name="demo" value="${sign.demo}">`,
+      ).exec(html)?.[1];
+      return demoAction ? { action: new URL(demoAction, url), fields: { demo: sign.demo } } : null;
+    }
+    if (html.includes('name="decision"')) return { action: target, fields: { decision } };
+    return null;
+  };
 }
 
 /**

@@ -79,6 +79,10 @@ export class SqliteStore extends SqlStore {
     return this.prepare(sql).run(...params).changes;
   }
 
+  protected override async runAside(sql: string, params: readonly unknown[]): Promise<number> {
+    return this.prepare(sql).run(...params).changes;
+  }
+
   /**
    * data_version changes when another connection commits; this connection's writes are counted.
    * Read once per turn of the event loop and shared by the requests of that turn (read per

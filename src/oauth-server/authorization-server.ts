@@ -1,0 +1,150 @@
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { SCOPES } from '../auth/scopes.js';
+import type { OAuthRecords } from '../store/sql/oauth-records.js';
+import { liveKey } from '../auth/tokens.js';
+import type { TokenReads } from '../store/store.js';
+import { errorPage, PAGES_CSP } from './pages.js';
+import { recordAdapter } from './record-adapter.js';
+import { OFFERED_SCOPES } from './scope-words.js';
+import { SIGNING_ALGORITHM, type ServerKeys } from './server-keys.js';
+
+/** Where oidc-provider's endpoints are mounted (the discovery documents are at the root). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  pushed_authorization_request: '/oauth/par',
+  end_session: '/oauth/end-session',
+  userinfo: '/oauth/userinfo',
+  code_verification: '/oauth/device',
+  device_authorization: '/oauth/device/auth',
+  introspection: '/oauth/introspect',
+  backchannel_authentication: '/oauth/backchannel',
+  challenge: '/oauth/challenge',
+} as const;
+
+/** Lifetimes, in seconds. */
+export const TTL = {
+  accessToken: 3600,
+  authorizationCode: 60,
+  interaction: 600,
+  session: 24 * 3600,
+  /** A refresh token, and the grant behind it: 30 days without use ends them. */
+  refreshToken: 30 * 24 * 3600,
+} as const;
+
+/** The public client the web page signs in as (DESIGN §4.12, "The page"). */
+export const WEB_CLIENT_ID = 'vms-read-web';
+
+export interface AuthorizationServerDeps {
+  /** The issuer identifier: the resource identifier (VMS_READ_PUBLIC_URL, or the address). */
+  issuer: string;
+  records: OAuthRecords;
+  tokens: Pick<TokenReads, 'findTokenById'>;
+  keys: ServerKeys;
+  /** Behind a TLS-terminating proxy: trust its X-Forwarded-Proto (an https issuer). */
+  proxy: boolean;
+  now?: () => number;
+}
+
+/**
+ * The built-in authorization server (DESIGN §4.12): oidc-provider, OpenID Certified, configured as
+ * its documentation says for an OAuth 2.1 server of one resource. Authorization code with PKCE
+ * (S256) only; refresh tokens when `offline_access` is asked for, rotated at every use (a reused
+ * one revokes its whole grant); RFC 8707 resource indicators, and only this server's identifiers
+ * (a token's `aud` is the one asked for); dynamic client registration and client ID metadata
+ * documents; `iss` in the authorization response (RFC 9207); revocation. Its JWT access tokens
+ * (RFC 9068, ES256) carry the access key's id as `sub`: whoever signed in is that key.
+ */
+export function createAuthorizationServer(deps: AuthorizationServerDeps): Provider {
+  const now = deps.now ?? Date.now;
+  const resources = [deps.issuer, `${deps.issuer}/mcp`];
+  const configuration: Configuration = {
+    adapter: recordAdapter(deps.records, now),
+    jwks: deps.keys.signing as Configuration['jwks'],
+    cookies: {
+      keys: deps.keys.cookies,
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
+    clients: [
+      {
+        client_id: WEB_CLIENT_ID,
+        client_name: 'vms-read web page',
+        token_endpoint_auth_method: 'none',
+        redirect_uris: [`${deps.issuer}/app`],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      },
+    ],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      id_token_signed_response_alg: SIGNING_ALGORITHM,
+      token_endpoint_auth_method: 'none',
+    },
+    scopes: OFFERED_SCOPES,
+    claims: { openid: ['sub'] },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    enabledJWA: {
+      idTokenSigningAlgValues: [SIGNING_ALGORITHM],
+      requestObjectSigningAlgValues: [SIGNING_ALGORITHM],
+    },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true, initialAccessToken: false },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => deps.issuer,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, indicator) => {
+          if (!resources.includes(indicator)) throw new errors.InvalidTarget();
+          return {
+            scope: SCOPES.join(' '),
+            audience: indicator,
+            accessTokenTTL: TTL.accessToken,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: SIGNING_ALGORITHM } },
+          };
+        },
+      },
+    },
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client, code) =>
+      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    findAccount: async (_ctx, id) =>
+      (await liveKey(deps.tokens, id, now()))
+        ? { accountId: id, claims: async () => ({ sub: id }) }
+        : undefined,
+    interactions: { url: async (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    routes: OAUTH_ROUTES,
+    ttl: {
+      AccessToken: TTL.accessToken,
+      AuthorizationCode: TTL.authorizationCode,
+      Interaction: TTL.interaction,
+      Session: TTL.session,
+      Grant: TTL.refreshToken,
+      RefreshToken: TTL.refreshToken,
+      IdToken: TTL.accessToken,
+      ClientCredentials: TTL.accessToken,
+    },
+    renderError: async (ctx: KoaContextWithOIDC, out) => {
+      ctx.type = 'html';
+      ctx.set('content-security-policy', PAGES_CSP);
+      ctx.body = errorPage(
+        'Sign-in could not go on',
+        `${String(out.error)}: ${String(out.error_description ?? '')}`,
+      );
+    },
+  };
+  const provider = new Provider(deps.issuer, configuration);
+  provider.proxy = deps.proxy;
+  return provider;
+}

@@ -1,0 +1,89 @@
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { OAuthRecords } from '../store/sql/oauth-records.js';
+import type { TokenReads } from '../store/store.js';
+import { createAuthorizationServer } from './authorization-server.js';
+import { mountInteractions, type DemoSignIn } from './interactions.js';
+import { PAGES_CSS, PAGES_CSS_PATH } from './pages.js';
+import type { ServerKeys } from './server-keys.js';
+
+export const OIDC_DISCOVERY_PATH = '/.well-known/openid-configuration';
+export const OAUTH_DISCOVERY_PATH = '/.well-known/oauth-authorization-server';
+
+export interface AuthorizationServerMount {
+  /** The issuer: this server's resource identifier, known once it listens. */
+  issuer: () => string;
+  records: OAuthRecords;
+  tokens: Pick<TokenReads, 'findTokenById' | 'findTokenByHash'>;
+  keys: ServerKeys;
+  proxy: boolean;
+  demoAccounts?: readonly DemoSignIn[];
+  now?: () => number;
+}
+
+/**
+ * Mounts the built-in authorization server on the app, at the same origin as the API (DESIGN
+ * §4.12): oidc-provider's endpoints under /oauth/ and its metadata at the two discovery paths,
+ * answered by the provider itself (its own body parsing, errors and CORS: a scope of their own
+ * where Fastify reads no body); the sign-in and consent pages beside them. The provider is made
+ * at the first request, when the server's own URL (its issuer) is known.
+ */
+export async function mountAuthorizationServer(
+  app: FastifyInstance,
+  mount: AuthorizationServerMount,
+): Promise<void> {
+  let made: Provider | null = null;
+  const provider = async () =>
+    (made ??= createAuthorizationServer({
+      issuer: mount.issuer(),
+      records: mount.records,
+      tokens: mount.tokens,
+      keys: mount.keys,
+      proxy: mount.proxy,
+      now: mount.now,
+    }));
+
+  app.get(PAGES_CSS_PATH, (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(PAGES_CSS),
+  );
+
+  await app.register(async (scope) => {
+    await scope.register(formbody);
+    mountInteractions(scope, {
+      provider,
+      tokens: mount.tokens,
+      demoAccounts: mount.demoAccounts,
+      now: mount.now,
+    });
+  });
+
+  await app.register(async (scope) => {
+    // The provider reads its own bodies: Fastify leaves them unread here.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    const answer = async (request: FastifyRequest, reply: FastifyReply, path?: string) => {
+      const callback = (await provider()).callback();
+      reply.hijack();
+      if (path !== undefined) request.raw.url = path;
+      callback(request.raw, reply.raw);
+    };
+    const methods = ['GET', 'POST', 'OPTIONS', 'PUT', 'DELETE'] as const;
+    scope.route({
+      method: [...methods],
+      url: '/oauth/*',
+      handler: (req, reply) => answer(req, reply),
+    });
+    scope.route({
+      method: ['GET', 'OPTIONS'],
+      url: OIDC_DISCOVERY_PATH,
+      handler: (req, reply) => answer(req, reply),
+    });
+    // RFC 8414's path, answered with the same document (one issuer, the same metadata).
+    scope.route({
+      method: ['GET', 'OPTIONS'],
+      url: OAUTH_DISCOVERY_PATH,
+      handler: (req, reply) => answer(req, reply, OIDC_DISCOVERY_PATH),
+    });
+  });
+}

@@ -1,0 +1,157 @@
+import { SCOPE_WORDS, OFFERED_SCOPES } from './scope-words.js';
+
+/**
+ * The built-in authorization server's pages (sign-in, consent, errors), rendered on the server.
+ * Every value goes in escaped; text an app chose (its name) is shown as third-party text, marked
+ * and isolated (<bdi>), never as the page's own words. No script; one style sheet of our own.
+ */
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+export const PAGES_CSS_PATH = '/oauth/pages.css';
+
+/** No script, no frames, nothing from elsewhere. (No form-action: Chrome applies it to the
+ * redirect a form's answer makes, and the consent form's ends at the app's redirect URI.) */
+export const PAGES_CSP = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export const PAGES_CSS = `
+:root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+body { margin: 0; display: grid; place-items: center; min-height: 100vh; background: Canvas; }
+main { max-width: 28rem; width: calc(100% - 2rem); padding: 1.5rem; border: 1px solid #8884;
+  border-radius: 0.75rem; }
+h1 { font-size: 1.35rem; margin: 0 0 1rem; }
+p, li { line-height: 1.45; }
+label { display: block; font-weight: 600; margin: 1rem 0 0.35rem; }
+input { width: 100%; box-sizing: border-box; padding: 0.55rem; font: inherit; }
+button { font: inherit; padding: 0.55rem 1.1rem; margin: 1rem 0.5rem 0 0; cursor: pointer; }
+.third-party { display: inline-block; max-width: 100%; overflow-wrap: anywhere;
+  padding: 0 0.3rem; border: 1px dashed #8888; border-radius: 0.3rem; font-style: normal; }
+.note { font-size: 0.9rem; opacity: 0.8; }
+.error { color: #b3261e; font-weight: 600; }
+.scopes li { margin: 0.4rem 0; }
+.scopes code { font-size: 0.85rem; }
+.demo { margin-top: 1.5rem; border-top: 1px solid #8884; }
+`;
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)} · vms-read</title>
+<link rel="stylesheet" href="${PAGES_CSS_PATH}">
+</head>
+<body><main>
+${body}
+</main></body>
+</html>
+`;
+}
+
+/** An app's own name, as third-party text: cut to 80 characters, isolated, marked as such. */
+function appName(name: string | undefined, clientId: string): string {
+  const text = name && name.trim() !== '' ? name : clientId;
+  const shown = [...text].length > 80 ? `${[...text].slice(0, 79).join('')}…` : text;
+  return `<q class="third-party" title="A name the app chose for itself"><bdi>${escapeHtml(shown)}</bdi></q>`;
+}
+
+export interface DemoAccount {
+  /** What the button says (staff, worker, billing entity). */
+  label: string;
+  /** What the form sends as `demo`. */
+  name: string;
+}
+
+export function signInPage(options: {
+  action: string;
+  appName?: string;
+  clientId: string;
+  error?: string;
+  demoAccounts?: readonly DemoAccount[];
+}): string {
+  const demo =
+    options.demoAccounts && options.demoAccounts.length > 0
+      ? `<section class="demo">
+<p>Or sign in as one of the demo's accounts:</p>
+${options.demoAccounts
+  .map(
+    (account) => `<form method="post" action="${escapeHtml(options.action)}">
+<input type="hidden" name="demo" value="${escapeHtml(account.name)}">
+<button type="submit">${escapeHtml(account.label)}</button>
+</form>`,
+  )
+  .join('\n')}
+</section>`
+      : '';
+  return page(
+    'Sign in',
+    `<h1>Sign in to vms-read</h1>
+<p>${appName(options.appName, options.clientId)} asks to read this program's data for you.
+Sign in with your access key to continue.</p>
+${options.error ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>` : ''}
+<form method="post" action="${escapeHtml(options.action)}">
+<label for="key">Access key</label>
+<input id="key" name="key" type="password" autocomplete="off" spellcheck="false" required>
+<button type="submit">Sign in</button>
+</form>
+<p class="note">An access key starts with <code>vmsr_</code>; your administrator makes one with
+<code>vms-read token create</code>.</p>
+${demo}`,
+  );
+}
+
+export function consentPage(options: {
+  action: string;
+  appName?: string;
+  clientId: string;
+  redirectHost: string;
+  scopes: readonly string[];
+  withheld: readonly string[];
+  who: string;
+}): string {
+  const items = OFFERED_SCOPES.filter((scope) => options.scopes.includes(scope))
+    .map((scope) => `<li>${escapeHtml(SCOPE_WORDS[scope])} <code>${escapeHtml(scope)}</code></li>`)
+    .join('\n');
+  const withheld =
+    options.withheld.length > 0
+      ? `<p class="note">It also asked for ${options.withheld
+          .map((s) => `<code>${escapeHtml(s)}</code>`)
+          .join(', ')}, which your access key does not hold: it will not get ${
+          options.withheld.length === 1 ? 'it' : 'them'
+        }.</p>`
+      : '';
+  return page(
+    'Allow access',
+    `<h1>Allow ${appName(options.appName, options.clientId)} to read vms-read?</h1>
+<p>You are signed in as ${escapeHtml(options.who)}. If you allow it, the app may:</p>
+<ul class="scopes">
+${items || '<li>Nothing beyond knowing you signed in.</li>'}
+</ul>
+${withheld}
+<p class="note">It will send you back to <code>${escapeHtml(options.redirectHost)}</code>.
+It can only read: vms-read changes nothing.</p>
+<form method="post" action="${escapeHtml(options.action)}">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+  );
+}
+
+export function errorPage(title: string, message: string): string {
+  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`);
+}
