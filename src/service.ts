@@ -60,6 +60,8 @@ export interface ServiceOptions {
   oauthServer?: boolean;
   /** The demo accounts its sign-in page offers (`vms-read demo`). */
   demoAccounts?: IdentityOptions['demoAccounts'];
+  /** The organisation's authorization server the web page signs in with (VMS_READ_WEB_ISSUER). */
+  webSignIn?: Config['webSignIn'];
 }
 
 /** DESIGN §4.1: a request the store does not answer within 2 s gets 503 `unavailable`. */
@@ -91,6 +93,7 @@ export function serviceSettings(
   | 'slowReaders'
   | 'oauthIssuers'
   | 'oauthServer'
+  | 'webSignIn'
 > {
   const { secret, quotaPerMinute, redisUrl, reportTimeoutMs, origins, cache, metrics } = config;
   return {
@@ -105,6 +108,7 @@ export function serviceSettings(
     slowReaders: { sendMs: config.sendTimeoutMs, unsentBytes: config.unsentMb * 1024 * 1024 },
     oauthIssuers: config.oauthIssuers,
     oauthServer: config.oauthServer,
+    webSignIn: config.webSignIn,
   };
 }
 
@@ -179,6 +183,7 @@ export async function createService(
     slowReaders: options.slowReaders,
     authorizationServers: identity.authorizationServers,
     authorizationServer: identity.authorizationServer,
+    webSignIn: options.webSignIn,
   });
   known.origin = serverOrigin(app, options.origins ?? { allowedOrigins: [] });
   log.to = app.log;

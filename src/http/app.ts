@@ -25,6 +25,7 @@ import { mountResourceMetadata } from './resource-metadata.js';
 import { mountOperation } from './routes.js';
 import { mountWebApp } from './web-app.js';
 import { serverOrigin, type OriginConfig, type ServerOrigin } from './server-origin.js';
+import { WEB_CLIENT_ID } from '../oauth-server/authorization-server.js';
 import { mountAuthorizationServer, type AuthorizationServerMount } from '../oauth-server/mount.js';
 import {
   DEFAULT_SEND_TIMEOUT_MS,
@@ -47,6 +48,8 @@ export interface AppDeps {
   authorizationServers?: (origin: ServerOrigin) => readonly string[];
   /** The built-in authorization server, mounted at this origin when given (DESIGN §4.12). */
   authorizationServer?: Omit<AuthorizationServerMount, 'issuer' | 'proxy'>;
+  /** The organisation's authorization server the page signs in with (VMS_READ_WEB_ISSUER). */
+  webSignIn?: { issuer: string; clientId: string };
 }
 
 declare module 'fastify' {
@@ -210,7 +213,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       proxy: origin.resource().startsWith('https:'),
     });
   await mountOpenApi(app, deps.operations);
-  await mountWebApp(app);
+  await mountWebApp(
+    app,
+    () => {
+      const resource = origin.resource();
+      const page = `${resource}/app`;
+      if (deps.webSignIn) return { ...deps.webSignIn, resource, page };
+      if (deps.authorizationServer)
+        return { issuer: resource, clientId: WEB_CLIENT_ID, resource, page };
+      return { issuer: null, clientId: null, resource, page };
+    },
+    deps.webSignIn?.issuer,
+  );
   for (const operation of deps.operations)
     mountOperation(app, deps.executor, operation, watchAnswer);
   mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), {

@@ -14,35 +14,61 @@ export const WEB_PATHS = ['/', '/app'] as const;
 /** dist/web, beside dist/src where this module is compiled. */
 const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
 
-export const WEB_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The page's policy; `connect` adds the origin of an organisation's authorization server. */
+export function webCsp(connect: readonly string[] = []): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    ['connect-src', "'self'", ...connect].join(' '),
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
-const SECURITY_HEADERS = {
-  'content-security-policy': WEB_CSP,
+/** How the page signs people in (GET /app/sign-in.json; web/src/sign-in/). */
+export interface WebSignIn {
+  /** The authorization server the page signs in with, or null (access keys only). */
+  issuer: string | null;
+  /** The page's client id there. */
+  clientId: string | null;
+  /** The API's resource identifier (the `resource` the page asks a token for). */
+  resource: string;
+  /** The page's own address at this server, where sign-in comes back to. */
+  page: string;
+}
+
+const securityHeaders = (csp: string) => ({
+  'content-security-policy': csp,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   // The page holds no data (it reads it from the API, whose answers are no-store): revalidated.
   'cache-control': 'no-cache',
-};
+});
 
-export async function mountWebApp(app: FastifyInstance): Promise<void> {
+export async function mountWebApp(
+  app: FastifyInstance,
+  signIn: () => WebSignIn,
+  /** An organisation's authorization server the page calls (its token endpoint): its origin. */
+  externalIssuer?: string,
+): Promise<void> {
   const index = `${WEB_ROOT}index.html`;
   // Not built (a checkout that ran tsc alone): the API serves on, without the page.
   if (!existsSync(index)) return;
   const page = readFileSync(index, 'utf8');
+  const SECURITY_HEADERS = securityHeaders(
+    webCsp(externalIssuer ? [new URL(externalIssuer).origin] : []),
+  );
   for (const path of WEB_PATHS)
     app.get(path, (_request, reply) =>
       reply.headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(page),
     );
+  app.get('/app/sign-in.json', (_request, reply) =>
+    reply.header('cache-control', 'no-store').send(signIn()),
+  );
   await app.register(fastifyStatic, {
     root: `${WEB_ROOT}assets`,
     prefix: '/app/assets/',

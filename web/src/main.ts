@@ -1,4 +1,13 @@
 import { signIn, signOut, tokenOf } from './api.js';
+import {
+  currentAccessToken,
+  endOAuthSession,
+  finishSignIn,
+  loadSettings,
+  signedInWithOAuth,
+  type SignInSettings,
+} from './sign-in/oauth-session.js';
+import { signInView } from './sign-in/sign-in-view.js';
 import { decoded, h, replace } from './dom.js';
 import { explorerView } from './explorer.js';
 import { recordsRoute } from './records/routes.js';
@@ -8,7 +17,7 @@ import { homeView } from './home.js';
 import { dashboardView, savedQueryView } from './views.js';
 
 /**
- * The web page: sign in by pasting a token (kept in sessionStorage), then the home page,
+ * The web page: sign in (at the authorization server, or with an access key; sign-in/), then the home page,
  * dashboards, saved queries, the explorer and the records, routed by the URL's hash (#/,
  * #/dashboard/<id>, #/query/<id>, #/explorer, #/records/<list>, #/invoice/<id>, …) so the
  * server serves one page.
@@ -24,36 +33,19 @@ let turn = 0;
 /** Said at sign-in after the server stopped accepting the token (revoked or expired). */
 const ENDED =
   'Your session has ended: the server no longer accepts this token (revoked or expired). Sign in with a current token.';
+/** How this server signs people in; fetched once, as the page loads. */
+let settings: SignInSettings = { issuer: null, clientId: null, resource: location.origin };
 
-function signInView(problem?: HTMLElement): HTMLElement {
-  const input = h('input', {
-    id: 'token',
-    name: 'token',
-    type: 'password',
-    autocomplete: 'off',
-    spellcheck: 'false',
-    required: true,
-  }) as HTMLInputElement;
-  const form = h(
-    'form',
-    { class: 'sign-in card' },
-    h('h1', {}, 'Sign in'),
-    h('label', { for: 'token' }, 'API token'),
-    input,
-    h('button', { type: 'submit' }, 'Sign in'),
-    h(
-      'p',
-      { class: 'hint' },
-      'Staff tokens see reports and every record; a worker or billing-entity token sees its own records. The token stays in this tab (sessionStorage) and goes only to this server.',
-    ),
+/** The sign-in card, with `problem` said on it. */
+function signInCard(problem?: HTMLElement): HTMLElement {
+  return signInView(
+    settings,
+    (key) => {
+      signIn(key);
+      void route();
+    },
     problem,
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    signIn(input.value);
-    void route();
-  });
-  return form;
 }
 
 /** A session whose token the server refused: forget it and say so at sign-in. */
@@ -62,9 +54,10 @@ function ended(): void {
   if (!session) return;
   turn++;
   signOut();
+  void endOAuthSession();
   session = null;
   signOutButton.hidden = true;
-  replace(main, signInView(h('p', { class: 'error', role: 'alert' }, ENDED)));
+  replace(main, signInCard(h('p', { class: 'error', role: 'alert' }, ENDED)));
   main.focus();
 }
 
@@ -91,12 +84,25 @@ async function view(path: string): Promise<HTMLElement> {
   return (await recordsRoute(active, parts)) ?? homeView(active);
 }
 
-async function route(): Promise<void> {
-  const token = tokenOf();
+/** The bearer token of this tab: a typed access key, or the OAuth session's access token. */
+function tokenSource(): string | (() => Promise<string>) | null {
+  const key = tokenOf();
+  if (key) return key;
+  if (!signedInWithOAuth()) return null;
+  return async () => {
+    const token = await currentAccessToken(settings);
+    if (token) return token;
+    ended();
+    throw new Error(ENDED);
+  };
+}
+
+async function route(problem?: HTMLElement): Promise<void> {
+  const token = tokenSource();
   if (!token) {
     session = null;
     signOutButton.hidden = true;
-    replace(main, signInView());
+    replace(main, signInCard(problem));
     return;
   }
   if (!session) {
@@ -106,7 +112,8 @@ async function route(): Promise<void> {
       session = await opening;
     } catch (error) {
       signOut();
-      replace(main, signInView(errorView(error)));
+      await endOAuthSession();
+      replace(main, signInCard(errorView(error)));
       return;
     }
   }
@@ -130,7 +137,34 @@ signOutButton.addEventListener('click', () => {
   turn++;
   signOut();
   session = null;
-  void route();
+  void endOAuthSession().then(() => route());
 });
 window.addEventListener('hashchange', () => void route());
-void route();
+
+const isLoopback = (host: string) =>
+  host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/** Loads how this server signs in, ends a sign-in that came back here, then shows the page. */
+async function start(): Promise<void> {
+  settings = await loadSettings().catch(() => settings);
+  // Opened under another loopback name than the server's own (localhost for 127.0.0.1): move
+  // there first, where sign-in comes back to and the server's tokens are issued for.
+  const own = settings.page ? new URL(settings.page) : null;
+  if (
+    own &&
+    own.origin !== location.origin &&
+    isLoopback(location.hostname) &&
+    isLoopback(own.hostname)
+  ) {
+    location.replace(`${own.href}${location.search}${location.hash}`);
+    return;
+  }
+  try {
+    await finishSignIn(settings);
+  } catch (error) {
+    await route(errorView(error));
+    return;
+  }
+  await route();
+}
+void start();

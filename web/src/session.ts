@@ -25,7 +25,10 @@ export function noReportsSentence(code: string): string {
  * shown at sign-in); a worker or billing-entity token, or one without read:program, is refused
  * with 403 and signs in to its records alone.
  */
-export async function openSession(token: string, onEnded: () => void): Promise<Session> {
+export async function openSession(
+  token: string | (() => Promise<string>),
+  onEnded: () => void,
+): Promise<Session> {
   const client = clientOf(token, onEnded);
   try {
     const catalog = (await client.call('list_catalog')) as unknown as ExplorerCatalog;
