@@ -86,6 +86,16 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Provid
       token_endpoint_auth_method: 'none',
     },
     scopes: OFFERED_SCOPES,
+    // A client's registered `scope` is not a ceiling here: MCP clients register with the scope
+    // they first ask for, then step up to more (DESIGN §4.12). What a token carries is bounded
+    // by what the person allowed and the access key holds, at every request. The validator runs
+    // for every client (its property is never sent), and drops the registered scope.
+    extraClientMetadata: {
+      properties: ['vms_read_scope_ceiling'],
+      validator: (_ctx, _key, _value, metadata) => {
+        delete metadata.scope;
+      },
+    },
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     pkce: { required: () => true },

@@ -41,6 +41,8 @@ export interface HarnessOptions {
   oauthIssuers?: OAuthIssuer[];
   /** The built-in authorization server (VMS_READ_OAUTH_SERVER=on, the product's default). */
   oauthServer?: boolean;
+  /** The organisation's server the page signs in with (VMS_READ_WEB_ISSUER, _CLIENT_ID). */
+  webSignIn?: { issuer: string; clientId: string };
 }
 
 export interface Harness extends Pick<TestDatabase, 'all' | 'one' | 'db' | 'dialect'> {
@@ -91,6 +93,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     metrics: options.metrics,
     oauthIssuers: options.oauthIssuers,
     oauthServer: options.oauthServer,
+    webSignIn: options.webSignIn,
   });
   await app.ready();
   const { one } = database;

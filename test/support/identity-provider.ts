@@ -22,6 +22,8 @@ export interface IdentityProviderOptions {
   claims: (subject: string) => Record<string, unknown>;
   /** Confidential clients that take client credentials. */
   scripts?: ScriptClient[];
+  /** Public clients registered by an administrator (a web page): their ids and redirect URIs. */
+  publicClients?: () => { clientId: string; redirectUris: string[] }[];
   /** The access token's JWS algorithm; default ES256. */
   alg?: TokenAlgorithm;
   /** Lifetime of access tokens, in seconds (default 600). */
@@ -86,7 +88,12 @@ export class TestIdentityProvider {
     this.signingKey = privateKey;
     this.kid = `test-key-${this.keys.length + 1}`;
     this.keys.unshift({ ...(await exportJWK(privateKey)), kid: this.kid, alg, use: 'sig' });
-    this.provider = new Provider(this.issuer, this.configuration(alg));
+    this.reconfigure();
+  }
+
+  /** Makes the provider again from the options as they are now (its public clients, say). */
+  reconfigure(): void {
+    this.provider = new Provider(this.issuer, this.configuration(this.options.alg ?? 'ES256'));
     // Loopback, plain http: the provider is told it is not behind a proxy and needs no TLS.
     this.provider.proxy = false;
   }
@@ -97,13 +104,22 @@ export class TestIdentityProvider {
     return {
       jwks: { keys: [...this.keys] as never[] },
       clientDefaults: { id_token_signed_response_alg: alg },
-      clients: scripts.map(({ clientId, secret }) => ({
-        client_id: clientId,
-        client_secret: secret,
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-      })),
+      clients: [
+        ...scripts.map(({ clientId, secret }) => ({
+          client_id: clientId,
+          client_secret: secret,
+          grant_types: ['client_credentials'],
+          redirect_uris: [],
+          response_types: [],
+        })),
+        ...(this.options.publicClients?.() ?? []).map(({ clientId, redirectUris }) => ({
+          client_id: clientId,
+          token_endpoint_auth_method: 'none' as const,
+          grant_types: ['authorization_code', 'refresh_token'],
+          redirect_uris: redirectUris,
+          response_types: ['code' as const],
+        })),
+      ],
       scopes: ['openid', 'offline_access', ...VMS_SCOPES],
       pkce: { required: () => true },
       features: {
