@@ -11,7 +11,6 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import {
   auth,
-  Client,
   StreamableHTTPClientTransport,
   UnauthorizedError,
   type CallToolResult,
