@@ -226,21 +226,27 @@ function oauthIssuersOf(env: Env): OAuthIssuer[] {
 function webSignInOf(env: Env): Config['webSignIn'] {
   const issuer = env.VMS_READ_WEB_ISSUER || undefined;
   const clientId = env.VMS_READ_WEB_CLIENT_ID || undefined;
+  if (issuer !== undefined) {
+    try {
+      parseOAuthIssuers(JSON.stringify([{ issuer }]));
+    } catch {
+      throw new ConfigError(
+        'VMS_READ_WEB_ISSUER',
+        'must be an https URL (http only on a loopback address), the issuer as its tokens name it',
+      );
+    }
+  }
   if (issuer === undefined && clientId === undefined) return undefined;
-  if (issuer === undefined || clientId === undefined)
-    throw new ConfigError(
-      issuer === undefined ? 'VMS_READ_WEB_ISSUER' : 'VMS_READ_WEB_CLIENT_ID',
-      'must be set together with ' +
-        (issuer === undefined ? 'VMS_READ_WEB_CLIENT_ID' : 'VMS_READ_WEB_ISSUER'),
-    );
-  try {
-    parseOAuthIssuers(JSON.stringify([{ issuer }]));
-  } catch {
+  if (issuer === undefined)
     throw new ConfigError(
       'VMS_READ_WEB_ISSUER',
-      'must be an https URL (http only on a loopback address), the issuer as its tokens name it',
+      'must be set together with VMS_READ_WEB_CLIENT_ID',
     );
-  }
+  if (clientId === undefined)
+    throw new ConfigError(
+      'VMS_READ_WEB_CLIENT_ID',
+      'must be set together with VMS_READ_WEB_ISSUER',
+    );
   return { issuer, clientId };
 }
 

@@ -10,6 +10,8 @@ import type { ServerKeys } from './server-keys.js';
 
 export const OIDC_DISCOVERY_PATH = '/.well-known/openid-configuration';
 export const OAUTH_DISCOVERY_PATH = '/.well-known/oauth-authorization-server';
+/** How often expired authorization records are removed. */
+export const SWEEP_INTERVAL_MS = 3600_000;
 
 export interface AuthorizationServerMount {
   /** The issuer: this server's resource identifier, known once it listens. */
@@ -43,6 +45,17 @@ export async function mountAuthorizationServer(
       proxy: mount.proxy,
       now: mount.now,
     }));
+
+  // Expired records (codes, sessions, refresh tokens past their time) are not found any more;
+  // they are removed an hour after the start, then hourly (never on a request's path).
+  const now = mount.now ?? Date.now;
+  const sweep = setInterval(() => {
+    mount.records.deleteExpiredOAuthRecords(now()).catch((error: unknown) => {
+      app.log.warn({ err: error }, 'expired authorization records not removed');
+    });
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
 
   app.get(PAGES_CSS_PATH, (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(PAGES_CSS),

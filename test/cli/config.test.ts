@@ -30,6 +30,8 @@ describe('readConfig: the environment, read once and checked', () => {
       port: undefined,
       metrics: false,
       oauthIssuers: [],
+      oauthServer: true,
+      webSignIn: undefined,
     });
   });
 
@@ -56,6 +58,9 @@ describe('readConfig: the environment, read once and checked', () => {
       HOST: '0.0.0.0',
       PORT: '9000',
       VMS_READ_METRICS: '1',
+      VMS_READ_OAUTH_SERVER: 'off',
+      VMS_READ_WEB_ISSUER: 'https://acme.okta.com/oauth2/default',
+      VMS_READ_WEB_CLIENT_ID: '0oa-vms-web',
       VMS_READ_OAUTH_ISSUERS: JSON.stringify([
         { issuer: 'https://acme.okta.com/oauth2/default', workspace: 'ws_business' },
         {
@@ -112,7 +117,22 @@ describe('readConfig: the environment, read once and checked', () => {
           },
         },
       ],
+      oauthServer: false,
+      webSignIn: { issuer: 'https://acme.okta.com/oauth2/default', clientId: '0oa-vms-web' },
     });
+  });
+
+  it('takes VMS_READ_WEB_ISSUER and VMS_READ_WEB_CLIENT_ID only together', () => {
+    for (const [set, missing] of [
+      ['VMS_READ_WEB_ISSUER', 'VMS_READ_WEB_CLIENT_ID'],
+      ['VMS_READ_WEB_CLIENT_ID', 'VMS_READ_WEB_ISSUER'],
+    ])
+      assert.throws(
+        () => readConfig({ [set]: set === 'VMS_READ_WEB_ISSUER' ? 'https://a.example' : 'c' }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message === `${missing} must be set together with ${set}`,
+      );
   });
 
   it('reads VMS_READ_OAUTH_ISSUERS from a file named with @', () => {
@@ -250,6 +270,12 @@ describe('readConfig: the environment, read once and checked', () => {
     ['VMS_READ_FACTS_MEMORY', '1 GB', 'VMS_READ_FACTS_MEMORY must be a size such as 256MB or 1GB'],
     ['VMS_READ_METRICS', 'true', 'VMS_READ_METRICS must be 1 (on) or 0 (off)'],
     ['VMS_READ_METRICS', 'on', 'VMS_READ_METRICS must be 1 (on) or 0 (off)'],
+    ['VMS_READ_OAUTH_SERVER', 'yes', 'VMS_READ_OAUTH_SERVER must be one of on, off'],
+    [
+      'VMS_READ_WEB_ISSUER',
+      'http://idp.example.com',
+      'VMS_READ_WEB_ISSUER must be an https URL (http only on a loopback address), the issuer as its tokens name it',
+    ],
     ...(
       [
         [
