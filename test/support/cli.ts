@@ -17,9 +17,15 @@ export function runCli(args: string[], env: Record<string, string> = {}, cwd?: s
 export { freePort } from './pg-cluster.js';
 
 /** Starts `vms-read <args>` and resolves once GET /healthz answers 200 at the port. */
-export async function startServer(args: string[], port: number, env: Record<string, string> = {}) {
+export async function startServer(
+  args: string[],
+  port: number,
+  env: Record<string, string> = {},
+  cwd?: string,
+) {
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { ...process.env, ...env },
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
