@@ -7,6 +7,7 @@ import { launchBrowser, servePage, signIn } from '../dist/test/support/browser.j
 import { appHostHtml, openView } from '../dist/test/support/app-host.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { REPORT_VIEW_URI } from '../dist/src/mcp/report-view.js';
+import { pkce, registerClient } from '../dist/test/support/oauth-flow.js';
 
 const NOON = new Date(`${AS_OF}T12:00:00.000Z`);
 const h = await startHarness({ now: () => NOON });
@@ -68,7 +69,63 @@ async function shootMcpApp() {
   }
 }
 
+/**
+ * The built-in authorization server's pages as a person meets them when an MCP host connects:
+ * the sign-in page (with the demo's accounts, as `npm start` shows it), the consent page for an
+ * app named Claude, and the web page's own sign-in card.
+ */
+async function shootSignIn() {
+  const server = await startHarness({
+    oauthServer: true,
+    demoAccounts: [
+      { name: 'staff', label: 'Staff, every scope' },
+      { name: 'worker', label: 'A worker' },
+      { name: 'billing', label: 'A billing entity' },
+    ],
+  });
+  const at = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const client = await registerClient(at, { client_name: 'Claude' });
+    const { challenge } = pkce();
+    const url = new URL(`${at}/oauth/authorize`);
+    for (const [name, value] of Object.entries({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: client.redirect_uris[0],
+      scope: 'read:program read:financial read:workforce offline_access',
+      prompt: 'consent',
+      state: 'screenshot',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: `${at}/mcp`,
+    }))
+      url.searchParams.set(name, value);
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 720, height: 720 });
+    await page.goto(url.href);
+    await page.waitForSelector('input[name=key]');
+    await page.screenshot({ path: 'docs/oauth-sign-in.png', fullPage: true });
+    await page.fill('input[name=key]', server.tokens.staffNoPii);
+    await page.click('button:has-text("Sign in")');
+    await page.waitForSelector('button[value=allow]');
+    await page.screenshot({ path: 'docs/oauth-consent.png', fullPage: true });
+    await page.goto(`${at}/app`);
+    await page.waitForSelector('#sign-in-oauth');
+    await page.click('summary');
+    await page.screenshot({ path: 'docs/web-sign-in.png', fullPage: true });
+    await page.close();
+  } finally {
+    await server.close();
+  }
+}
+
+/** `npm run screenshots -- sign-in` shoots the sign-in pages alone. */
+const only = process.argv[2];
+
 try {
+  await shootSignIn();
+  console.log('wrote docs/oauth-{sign-in,consent}.png and docs/web-sign-in.png');
+  if (only === 'sign-in') process.exit(0);
   await shoot('web-home.png', h.tokens.staff, '');
   await shoot(
     'web-dashboard.png',

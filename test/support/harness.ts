@@ -43,6 +43,8 @@ export interface HarnessOptions {
   oauthServer?: boolean;
   /** The organisation's server the page signs in with (VMS_READ_WEB_ISSUER, _CLIENT_ID). */
   webSignIn?: { issuer: string; clientId: string };
+  /** Demo accounts the built-in server's sign-in page offers, by token name (`vms-read demo`). */
+  demoAccounts?: { name: keyof Harness['tokens']; label: string }[];
 }
 
 export interface Harness extends Pick<TestDatabase, 'all' | 'one' | 'db' | 'dialect'> {
@@ -94,6 +96,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     oauthIssuers: options.oauthIssuers,
     oauthServer: options.oauthServer,
     webSignIn: options.webSignIn,
+    // The tokens are minted below; the sign-in page reads them when it is shown.
+    demoAccounts: options.demoAccounts?.map(({ name, label }) => ({
+      name,
+      label,
+      get token() {
+        return demoTokens[name];
+      },
+    })),
   });
   await app.ready();
   const { one } = database;
@@ -118,6 +128,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     )
   ).id;
   const now = new Date();
+  const demoTokens = {} as Harness['tokens'];
   const mint = (request: Parameters<typeof createToken>[1]) => createToken(store, request, now);
   const tokens = {
     staff: await mint({ workspaceId: WS, role: 'staff', scopes: ALL_SCOPES }),
@@ -138,6 +149,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     programOnly: await mint({ workspaceId: WS, role: 'staff', scopes: ['read:program'] }),
     workforceOnly: await mint({ workspaceId: WS, role: 'staff', scopes: ['read:workforce'] }),
   };
+  Object.assign(demoTokens, tokens);
   return {
     store,
     dialect: database.dialect,

@@ -26,7 +26,7 @@ export function signInView(
     settings.issuer ? undefined : h('h1', {}, 'Sign in'),
     h('label', { for: 'token' }, 'Access key'),
     input,
-    h('button', { type: 'submit' }, 'Sign in'),
+    h('button', { type: 'submit' }, settings.issuer ? 'Sign in with this key' : 'Sign in'),
     h(
       'p',
       { class: 'hint' },
