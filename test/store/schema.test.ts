@@ -102,13 +102,15 @@ for (const dialect of DIALECTS)
       for (const sql of [
         'DROP TABLE record_changes',
         'DROP TABLE fact_changes',
+        // and without what later migrations add
+        'DROP TABLE oauth_records',
         "DELETE FROM meta WHERE key IN ('data_version', 'facts_epoch')",
         "INSERT INTO meta (key, value) VALUES ('data_stamp', 'mwu4sf9j-ca397581d2')",
         'DROP INDEX time_entries_timesheet',
         'CREATE INDEX time_entries_timesheet ON time_entries (timesheet_id, created_at, id)',
         dialect === 'sqlite'
           ? 'PRAGMA user_version = 2'
-          : 'DELETE FROM schema_version WHERE version = 3',
+          : 'DELETE FROM schema_version WHERE version >= 3',
       ])
         await store.run(sql);
       await store.migrate();
