@@ -10,7 +10,9 @@
 //   answer (what a client holding its token until it expires costs);
 // - `OAuth, token per request`: a pool of tokens signed with the provider's key (its own token's
 //   claims, a fresh jti each), taken in turn. The pool is larger than the verified tokens kept and
-//   the principals cached (10,000 each), so every request checks a signature.
+//   the principals cached (10,000 each), so every request checks a signature;
+// - `built-in, one token` (issue 32): a token of the server's own authorization server, got
+//   through its sign-in and consent pages with the access key, reused by every request.
 // "cached" and "uncached" mean what they mean in bench/run.mjs: the service's answer caches on
 // (the default) or off (VMS_READ_CACHE=off). One server per meaning (on one port, so tokens name
 // one audience), each way warmed up untimed, then the three ways interleaved in rounds (each
@@ -32,6 +34,8 @@ import { cpus } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TestIdentityProvider, VMS_SCOPES } from '../dist/test/support/identity-provider.js';
+import { personWith } from '../dist/test/support/oauth-browser.js';
+import { signIn } from '../dist/test/support/oauth-flow.js';
 import {
   benchDb,
   benchSeed,
@@ -45,7 +49,7 @@ import {
 } from './lib.mjs';
 
 const TARGET = 1.1;
-const WAYS = ['accessKey', 'oauthOneToken', 'oauthTokenPerRequest'];
+const WAYS = ['accessKey', 'oauthOneToken', 'oauthTokenPerRequest', 'builtInOneToken'];
 const MODES = { cached: 'on', uncached: 'off' };
 
 function options() {
@@ -130,11 +134,12 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
  * One server: each way warmed up untimed, then the ways in rounds, each round starting at the
  * next way (none always runs first, or right after the token pool has filled the caches).
  */
-async function measureServer({ opts, port, env, idp, workloads, headers, mode }) {
+async function measureServer({ opts, port, env, idp, workloads, headers, mode, signedIn }) {
   const server = spawnServer(opts.db, port, { env });
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitFor(`${base}/healthz`, 120);
+    await signedIn(base);
     const run = (w, way, seconds) =>
       counted(idp, () =>
         load(base, { ...opts, pid: server.pid, path: w.path, header: headers[way], seconds }),
@@ -231,7 +236,14 @@ async function main() {
     .all()
     .map((r) => r.id);
   db.close();
-  const accessKey = `Bearer ${mintToken(opts.db, 'ws_business')}`;
+  const key = mintToken(opts.db, 'ws_business');
+  const accessKey = `Bearer ${key}`;
+  // The built-in server's token, got from each server as it starts (its issuer is the server).
+  let builtIn = '';
+  const signedIn = async (at) => {
+    const person = personWith({ key });
+    builtIn = (await signIn(at, person, { scope: VMS_SCOPES.join(' ') })).tokens.access_token;
+  };
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const { idp, oneToken, pool } = await identityProvider(opts, base);
@@ -239,6 +251,7 @@ async function main() {
     accessKey: () => accessKey,
     oauthOneToken: () => `Bearer ${oneToken}`,
     oauthTokenPerRequest: (n) => `Bearer ${pool[n % pool.length]}`,
+    builtInOneToken: () => `Bearer ${builtIn}`,
   };
   const workloads = [
     { name: 'list_workers (page of 50)', path: () => '/api/v1/workers?limit=50' },
@@ -253,7 +266,16 @@ async function main() {
   try {
     for (const [mode, cache] of Object.entries(MODES)) {
       const env = { LOG_LEVEL: 'warn', VMS_READ_CACHE: cache, VMS_READ_OAUTH_ISSUERS: issuers };
-      const measured = await measureServer({ opts, port, env, idp, workloads, headers, mode });
+      const measured = await measureServer({
+        opts,
+        port,
+        env,
+        idp,
+        workloads,
+        headers,
+        mode,
+        signedIn,
+      });
       providerFetches[mode] = measured.fetches;
       results.push(...measured.rows);
     }
@@ -266,7 +288,8 @@ async function main() {
     meaning:
       'cached / uncached: the answer caches on / off (VMS_READ_CACHE), as in bench/run.mjs. ' +
       'oauthOneToken: one token reused (its signature checked once); oauthTokenPerRequest: a ' +
-      `pool of ${opts.pool} tokens taken in turn (a signature checked on every request). ` +
+      `pool of ${opts.pool} tokens taken in turn (a signature checked on every request); ` +
+      "builtInOneToken: one token of the server's own authorization server, reused. " +
       'cost: access key rps / OAuth rps, cpuCost: OAuth / access key server CPU per request, ' +
       "each the median of the rounds' ratios (target <= 1.10 for both). rps, cpuUsPerRequest: " +
       'medians of the rounds.',
@@ -301,11 +324,11 @@ export function printOAuthTable({ workloads, alg, bytes, providerFetches }) {
       'cached/uncached: answer caches on/off, as in the main table',
   );
   console.log(
-    `${pad('workload', 27)}${pad('answers', 9)}| ${pad('access key', 24)}| ${pad('OAuth, one token', 36)}| OAuth, token per request`,
+    `${pad('workload', 27)}${pad('answers', 9)}| ${pad('access key', 24)}| ${pad('OAuth, one token', 36)}| ${pad('OAuth, token per request', 36)}| built-in server, one token`,
   );
   for (const w of workloads)
     console.log(
-      `${pad(w.name, 27)}${pad(w.mode, 9)}|${cell(w.accessKey)} |${cell(w.oauthOneToken)}${costs(w.oauthOneToken)} |${cell(w.oauthTokenPerRequest)}${costs(w.oauthTokenPerRequest)}`,
+      `${pad(w.name, 27)}${pad(w.mode, 9)}|${cell(w.accessKey)} |${cell(w.oauthOneToken)}${costs(w.oauthOneToken)} |${cell(w.oauthTokenPerRequest)}${costs(w.oauthTokenPerRequest)} |${w.builtInOneToken ? `${cell(w.builtInOneToken)}${costs(w.builtInOneToken)}` : ''}`,
     );
   for (const [mode, { warmup, timed }] of Object.entries(providerFetches))
     console.log(
