@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { hashToken } from '../../src/auth/tokens.js';
 import { createToken } from '../../src/auth/tokens.js';
 import { SIGN_IN_ATTEMPTS } from '../../src/oauth-server/interactions.js';
+import { PAGES_CSP } from '../../src/oauth-server/pages.js';
 import { DIALECTS, get, startHarness, WS, type Harness } from '../support/harness.js';
 import { personWith, TestBrowser } from '../support/oauth-browser.js';
 import {
@@ -52,6 +53,18 @@ for (const dialect of DIALECTS) {
           'read:pii',
         ])
           assert.ok(oauth.scopes_supported.includes(scope), scope);
+      });
+      it('serves its pages under a strict policy: no script, no framing, nothing from elsewhere', async () => {
+        const page = await fetch(`${base}/oauth/interaction/no-such-interaction`);
+        assert.equal(page.status, 400);
+        assert.equal(page.headers.get('content-security-policy'), PAGES_CSP);
+        assert.equal(page.headers.get('x-frame-options'), 'DENY');
+        assert.match(PAGES_CSP, /default-src 'none'/);
+        assert.doesNotMatch(PAGES_CSP, /script-src/);
+        assert.match(await page.text(), /This sign-in has expired/);
+        const css = await fetch(`${base}/oauth/pages.css`);
+        assert.equal(css.status, 200);
+        assert.match(css.headers.get('content-type') ?? '', /^text\/css/);
       });
       it('is named first in the protected resource metadata', async () => {
         for (const path of ['', '/mcp']) {
