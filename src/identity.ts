@@ -17,6 +17,8 @@ export interface IdentityOptions {
   demoAccounts?: readonly DemoSignIn[];
   /** Checks tokens; made here unless given. */
   accessTokens?: AccessTokenVerifier;
+  /** How the built-in server fetches client ID metadata documents (tests only). */
+  oauthFetch?: typeof fetch;
 }
 
 export interface Identity {
@@ -62,6 +64,7 @@ export async function setUpIdentity(
           records: options.store.authorizationRecords(),
           tokens: options.store,
           demoAccounts: options.demoAccounts,
+          fetch: options.oauthFetch,
         }
       : undefined,
     authorizationServers: (own) => (keys ? [own.resource(), ...external] : external),

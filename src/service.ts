@@ -60,6 +60,8 @@ export interface ServiceOptions {
   oauthServer?: boolean;
   /** The demo accounts its sign-in page offers (`vms-read demo`). */
   demoAccounts?: IdentityOptions['demoAccounts'];
+  /** How it fetches client ID metadata documents: tests only (oidc-provider's by default). */
+  oauthFetch?: IdentityOptions['oauthFetch'];
   /** The organisation's authorization server the web page signs in with (VMS_READ_WEB_ISSUER). */
   webSignIn?: Config['webSignIn'];
 }

@@ -47,6 +47,11 @@ export interface AuthorizationServerDeps {
   /** Behind a TLS-terminating proxy: trust its X-Forwarded-Proto (an https issuer). */
   proxy: boolean;
   now?: () => number;
+  /**
+   * How client ID metadata documents are fetched; oidc-provider's own by default (https, public
+   * addresses only). Tests give one that reaches a document served on loopback.
+   */
+  fetch?: typeof fetch;
 }
 
 /**
@@ -126,6 +131,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Provid
         },
       },
     },
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client, code) =>
       client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),

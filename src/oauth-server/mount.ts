@@ -22,6 +22,8 @@ export interface AuthorizationServerMount {
   proxy: boolean;
   demoAccounts?: readonly DemoSignIn[];
   now?: () => number;
+  /** How client ID metadata documents are fetched (tests; see createAuthorizationServer). */
+  fetch?: typeof fetch;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function mountAuthorizationServer(
       keys: mount.keys,
       proxy: mount.proxy,
       now: mount.now,
+      fetch: mount.fetch,
     }));
 
   // Expired records (codes, sessions, refresh tokens past their time) are not found any more;

@@ -43,6 +43,8 @@ export interface HarnessOptions {
   oauthServer?: boolean;
   /** The organisation's server the page signs in with (VMS_READ_WEB_ISSUER, _CLIENT_ID). */
   webSignIn?: { issuer: string; clientId: string };
+  /** How the built-in server fetches client ID metadata documents (oidc-provider's: public https). */
+  oauthFetch?: typeof fetch;
   /** Demo accounts the built-in server's sign-in page offers, by token name (`vms-read demo`). */
   demoAccounts?: { name: keyof Harness['tokens']; label: string }[];
 }
@@ -96,6 +98,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     oauthIssuers: options.oauthIssuers,
     oauthServer: options.oauthServer,
     webSignIn: options.webSignIn,
+    oauthFetch: options.oauthFetch,
     // The tokens are minted below; the sign-in page reads them when it is shown.
     demoAccounts: options.demoAccounts?.map(({ name, label }) => ({
       name,
