@@ -55,7 +55,7 @@ async function demo(address: { host: string; port: number }, config: Config): Pr
   const lines = [
     '',
     `vms-read demo is serving ${DEMO_DB} at ${baseUrl}`,
-    `  Web page       ${baseUrl}/app  (dashboards, the explorer and records; sign in with a token below)`,
+    `  Web page       ${baseUrl}/app  (dashboards, the explorer and records; ${config.oauthServer ? 'Sign in with a demo account, or use a token below' : 'sign in with a token below'})`,
     `  API reference  ${baseUrl}/docs  (OpenAPI: ${baseUrl}/openapi.json)`,
     `  MCP            ${baseUrl}/mcp  (add it to an MCP host by this URL: it signs in here${config.oauthServer ? ', with a demo account' : ''})`,
     '',
