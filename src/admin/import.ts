@@ -2,6 +2,7 @@ import { checkSources, type ImportSource } from '../importer/check-rows.js';
 import { CappedProblems, type ImportProblem } from '../importer/import-problems.js';
 import { IMPORT_TABLES, type ImportTable } from '../importer/import-tables.js';
 import { loadSources } from '../importer/load-tables.js';
+import { latestVersionTime } from '../importer/row-rules.js';
 import { listImportDirectory, sourceText } from '../importer/read-directory.js';
 import type { LoadCounts } from '../store/load/load.js';
 import type { AdminWrites } from '../store/store.js';
@@ -38,10 +39,12 @@ export async function importDirectory(
     ...source,
     text: () => sourceText(source.path),
   }));
-  await checkSources(sources, workspaceId, store, problems);
+  // One clock for both passes: a time later than it plus 5 minutes is refused (DESIGN §4.11).
+  const options = { workspaceId, notAfter: latestVersionTime(Date.now()) };
+  await checkSources(sources, options, store, problems);
   if (problems.total > 0)
     return { imported: false, problems: problems.list, total: problems.total };
-  const loaded = await loadSources(sources, workspaceId, store);
+  const loaded = await loadSources(sources, options, store);
   const counts = Object.fromEntries(IMPORT_TABLES.map((t) => [t, loaded.counts[t]])) as Record<
     ImportTable,
     LoadCounts

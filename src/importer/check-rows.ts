@@ -7,7 +7,7 @@
 import type { AdminWrites } from '../store/store.js';
 import type { ProblemSink } from './import-problems.js';
 import { KeyIndex } from './key-index.js';
-import { checkRow } from './row-rules.js';
+import { checkRow, type RowOptions } from './row-rules.js';
 import { judgeStoredRows, type CheckedRow } from './stored-rows.js';
 import { NotUtf8Error, streamSource, type SourceFile } from './source-files.js';
 
@@ -18,10 +18,11 @@ export interface ImportSource extends SourceFile {
 
 export async function checkSources(
   sources: readonly ImportSource[],
-  workspaceId: string,
+  options: Omit<RowOptions, 'format'>,
   store: Pick<AdminWrites, 'storedRows'>,
   problems: ProblemSink,
 ): Promise<void> {
+  const { workspaceId } = options;
   const keys = new KeyIndex(workspaceId, problems);
   try {
     for (const source of sources) {
@@ -30,10 +31,10 @@ export async function checkSources(
         for await (const rows of streamSource(source, source.text(), problems)) {
           const batch: CheckedRow[] = [];
           for (const { line, values } of rows) {
-            const checked = checkRow(table, values, { workspaceId, format });
+            const checked = checkRow(table, values, { ...options, format });
             for (const message of checked.problems) problems.push({ file, line, message });
             keys.note(table, file, line, checked.row);
-            batch.push({ file, line, row: checked.row });
+            batch.push({ file, line, row: checked.row, absent: checked.absent });
           }
           await judgeStoredRows(store, table, workspaceId, batch, problems);
         }
@@ -43,7 +44,7 @@ export async function checkSources(
       }
     }
     await keys.checkStored(store);
-    if (keys.hasMissing) await reportMissingReferences(sources, workspaceId, keys);
+    if (keys.hasMissing) await reportMissingReferences(sources, options, keys);
   } finally {
     keys.close();
   }
@@ -55,7 +56,7 @@ export async function checkSources(
  */
 async function reportMissingReferences(
   sources: readonly ImportSource[],
-  workspaceId: string,
+  options: Omit<RowOptions, 'format'>,
   keys: KeyIndex,
 ): Promise<void> {
   const ignored = { push: () => {} };
@@ -68,7 +69,7 @@ async function reportMissingReferences(
             table,
             file,
             line,
-            checkRow(table, values, { workspaceId, format }).row,
+            checkRow(table, values, { ...options, format }).row,
           );
     } catch (error) {
       if (!(error instanceof NotUtf8Error)) throw error;

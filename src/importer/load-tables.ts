@@ -4,7 +4,7 @@ import type { LoadResult } from '../store/load/load.js';
 import type { AdminWrites } from '../store/store.js';
 import type { ImportSource } from './check-rows.js';
 import type { ImportProblem } from './import-problems.js';
-import { checkRow } from './row-rules.js';
+import { checkRow, type RowOptions } from './row-rules.js';
 import { streamSource } from './source-files.js';
 
 const BATCH = 1000;
@@ -35,7 +35,7 @@ export class ConcurrentLoadError extends Error {
  */
 export async function loadSources(
   sources: readonly ImportSource[],
-  workspaceId: string,
+  options: Omit<RowOptions, 'format'>,
   store: Pick<AdminWrites, 'openLoad'>,
 ): Promise<LoadResult> {
   const changed = {
@@ -49,7 +49,7 @@ export async function loadSources(
       const { file, table, format } = source;
       for await (const rows of streamSource(source, source.text(), changed)) {
         const checked = rows.map(({ line, values }) => {
-          const { row, problems } = checkRow(table, values, { workspaceId, format });
+          const { row, problems } = checkRow(table, values, { ...options, format });
           if (problems.length > 0) changed.push({ file, line, message: problems[0] });
           return row;
         });

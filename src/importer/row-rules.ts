@@ -125,34 +125,66 @@ function convert(rule: ColumnRule, raw: unknown, format: SourceFormat): Converte
   return textOf(rule, raw);
 }
 
+/** How far past the load's own clock a record's time may lie (DESIGN §4.11). */
+export const FUTURE_SLACK_MS = 5 * 60_000;
+
+/** The columns that order a record's versions, or date a deletion: none may lie in the future. */
+const VERSION_TIMES: ReadonlySet<string> = new Set(['updated_at', 'pinned_at', 'deleted_at']);
+
+export interface RowOptions {
+  workspaceId: string;
+  format: SourceFormat;
+  /** The latest `updated_at`, `pinned_at` or `deleted_at` this load takes (its clock + 5 min). */
+  notAfter: string;
+}
+
+/** The `notAfter` of a load that starts at `nowMs`. */
+export function latestVersionTime(nowMs: number): string {
+  return new Date(nowMs + FUTURE_SLACK_MS).toISOString();
+}
+
 /**
- * The stored row (every column, in schema order, `workspace_id` set) and its problems. An absent
- * column counts as null; a CSV header lacking a required column is reported once, not per row.
+ * The row as stored, with only the columns the file carries (`workspace_id` set), its problems,
+ * and the required columns it does not carry (DESIGN §4.11 "What a row means": an update keeps
+ * the stored value of a column the file leaves out; a new record needs every required one, which
+ * only the stored rows can tell, see stored-rows.ts). A column carried with an empty value (CSV)
+ * or null (NDJSON) is null, and a required one so given is a problem.
  */
 export function checkRow(
   table: ImportTable,
   values: Record<string, unknown>,
-  options: { workspaceId: string; format: SourceFormat },
-): { row: Row; problems: string[] } {
+  options: RowOptions,
+): { row: Row; problems: string[]; absent: string[] } {
   const row: Row = {};
   const problems: string[] = [];
+  const absent: string[] = [];
   for (const rule of COLUMN_RULES[table]) {
-    row[rule.name] = null;
     if (rule.name === 'workspace_id') {
       row[rule.name] = options.workspaceId;
       continue;
     }
-    const present = Object.hasOwn(values, rule.name);
-    const raw = present ? values[rule.name] : null;
+    if (!Object.hasOwn(values, rule.name)) {
+      if (rule.required) absent.push(rule.name);
+      continue;
+    }
+    const raw = values[rule.name];
+    row[rule.name] = null;
     if (raw === null || raw === undefined) {
-      if (rule.required && present) problems.push(`missing value for ${rule.name}`);
-      else if (rule.required && options.format === 'ndjson')
-        problems.push(`missing column ${rule.name}`);
+      if (rule.required) problems.push(`missing value for ${rule.name}`);
       continue;
     }
     const converted = convert(rule, raw, options.format);
     if ('problem' in converted) problems.push(converted.problem);
+    else if (VERSION_TIMES.has(rule.name) && String(converted.value) > options.notAfter)
+      problems.push(futureProblem(rule.name, String(converted.value)));
     else row[rule.name] = converted.value;
   }
-  return { row, problems };
+  // Every row names its record (a CSV header without `id` is reported once, by the parser).
+  if (absent.includes('id') && options.format === 'ndjson') problems.push('missing column id');
+  return { row, problems, absent };
+}
+
+/** A record's time later than the load's clock allows: it could never be corrected again. */
+export function futureProblem(column: string, value: string): string {
+  return `${column} ${JSON.stringify(value)} is in the future (more than 5 minutes after this load's clock): a record so dated could never be corrected by a later load`;
 }

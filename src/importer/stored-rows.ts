@@ -1,12 +1,14 @@
 /**
  * Rows whose id the store already holds, judged as the load will judge them (the upsert rules
- * of src/store/load/upsert-rules.ts): an update, the same row, an older version, or a problem
- * (another workspace's id, a changed time entry or invoice line, a changed record under the
- * stored `updated_at`). Asked of the store a chunk of ids at a time, as rows arrive.
+ * of src/store/load/upsert-rules.ts, on the stored row with the file's columns laid over it): an
+ * update, the same row, an older version, or a problem (another workspace's id, a changed time
+ * entry or invoice line, a changed record under the stored `updated_at`); and rows it does not
+ * hold that leave out a required column. Asked of the store a chunk of ids at a time.
  */
 import {
   canonicalRow,
   classify,
+  mergeStored,
   storedVersionOf,
   VERSION_COLUMN,
 } from '../store/load/upsert-rules.js';
@@ -23,7 +25,15 @@ const CHUNK = 500;
 export interface CheckedRow {
   file: string;
   line: number;
+  /** The columns the file carries (row-rules.ts). */
   row: Row;
+  /** Required columns the file does not carry: only an update may leave them out. */
+  absent: readonly string[];
+}
+
+/** A row that leaves out required columns but updates no stored record. */
+export function newRecordProblem(absent: readonly string[]): string {
+  return `missing column${absent.length > 1 ? 's' : ''} ${absent.join(', ')}: a new record needs every required column (only an update of a stored record may leave columns out)`;
 }
 
 export async function judgeStoredRows(
@@ -45,16 +55,19 @@ export async function judgeStoredRows(
         r as Row,
       ]),
     );
-    if (stored.size === 0) continue;
-    for (const { file, line, row } of chunk) {
+    for (const { file, line, row, absent } of chunk) {
       const held = stored.get(String(row.id));
-      if (!held) continue;
+      if (!held) {
+        if (absent.length > 0) problems.push({ file, line, message: newRecordProblem(absent) });
+        continue;
+      }
+      const merged = mergeStored(held, row);
       const outcome = classify(
         table,
         {
           id: String(row.id),
-          content: canonicalRow(table, row),
-          version: version ? String(row[version]) : null,
+          content: canonicalRow(table, merged),
+          version: version ? String(merged[version]) : null,
         },
         storedVersionOf(table, held),
         workspaceId,

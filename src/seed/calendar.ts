@@ -43,7 +43,11 @@ export function parseDate(value: string): number {
 export class Calendar {
   readonly startMs: number;
   readonly days: number;
-  /** 23:59:59.999 UTC of asOf: no timestamp may lie after it. */
+  /**
+   * No timestamp may lie after it: 23:59:59.999 UTC of asOf, or the moment the seed runs when
+   * that is earlier (a record stamped later the same day would refuse an operator's update
+   * stamped now, DESIGN §4.11).
+   */
   readonly asOfEndMs: number;
   readonly dates: string[] = [];
   /** 0 = Sunday ... 6 = Saturday. */
@@ -54,13 +58,17 @@ export class Calendar {
   readonly weeks: WeekPeriod[] = [];
   readonly dayWeek: Int32Array;
 
-  constructor(readonly asOf: string) {
+  /** `nowMs`: the moment the seed runs; nothing is stamped after it. */
+  constructor(
+    readonly asOf: string,
+    nowMs = Date.now(),
+  ) {
     const asOfMs = parseDate(asOf);
     const d = new Date(asOfMs);
     // Same day 36 months back, plus one: exactly 36 months including asOf.
     this.startMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 36, d.getUTCDate()) + DAY_MS;
     this.days = Math.round((asOfMs - this.startMs) / DAY_MS) + 1;
-    this.asOfEndMs = asOfMs + DAY_MS - 1;
+    this.asOfEndMs = Math.min(asOfMs + DAY_MS - 1, nowMs);
     this.weekday = new Uint8Array(this.days);
     this.holiday = new Uint8Array(this.days);
     this.dayMonth = new Int32Array(this.days);
@@ -103,7 +111,7 @@ export class Calendar {
     return this.startMs + day * DAY_MS;
   }
 
-  /** Timestamp text, clamped to the end of asOf so nothing is stamped in the future. */
+  /** Timestamp text, clamped to asOfEndMs so nothing is stamped in the future. */
   stamp(ms: number): string {
     return new Date(ms < this.asOfEndMs ? ms : this.asOfEndMs).toISOString();
   }

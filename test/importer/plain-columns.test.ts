@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkSources } from '../../src/importer/check-rows.js';
+import { latestVersionTime } from '../../src/importer/row-rules.js';
 import { CappedProblems, formatProblems, shown } from '../../src/importer/import-problems.js';
 import { COLUMN_RULES, IMPORT_TABLES, type ColumnRule } from '../../src/importer/import-tables.js';
 import { planSources } from '../../src/importer/source-files.js';
@@ -112,7 +113,7 @@ async function problemsOf(table: string, rows: Record<string, unknown>[]): Promi
         },
       },
     ],
-    WS,
+    { workspaceId: WS, notAfter: latestVersionTime(Date.now()) },
     references,
     problems,
   );

@@ -15,6 +15,7 @@ import { columnNames, type Table } from '../table.js';
 import {
   canonicalRow,
   classify,
+  mergeStored,
   sameValue,
   storedVersionOf,
   upsertsById,
@@ -146,9 +147,12 @@ export class LoadWriter {
     const versionColumn = VERSION_COLUMN[table];
     const inserted: Row[] = [];
     const updated: { old: Row; row: Row }[] = [];
-    for (const row of rows) {
-      const id = String(row.id);
+    for (const given of rows) {
+      const id = String(given.id);
       const old = stored.get(id) ?? null;
+      // A column the file left out keeps its stored value (DESIGN §4.11).
+      const row = old ? mergeStored(old, given) : given;
+      if (!old) requireEveryColumn(table, row);
       const outcome = old
         ? classify(
             table,
@@ -158,7 +162,7 @@ export class LoadWriter {
               version: versionColumn ? String(row[versionColumn]) : null,
             },
             storedVersionOf(table, old),
-            String(row.workspace_id),
+            String(given.workspace_id),
           )
         : 'insert';
       if (typeof outcome === 'object') throw new LoadConflictError(table, id, outcome.problem);
@@ -287,6 +291,20 @@ export class LoadWriter {
     }
     for (const sql of this.indexesToBuild) await this.session.run(sql);
   }
+}
+
+/** A new record carries every required column (the check pass refuses such files beforehand). */
+function requireEveryColumn(table: DataTable, row: Row): void {
+  const declared = tableOf(table);
+  const absent = Object.entries(declared.columns)
+    .filter(([name, type]) => type.endsWith('!') && row[name] === undefined)
+    .map(([name]) => name);
+  if (absent.length > 0)
+    throw new LoadConflictError(
+      table,
+      String(row.id),
+      `id ${JSON.stringify(row.id)} is new, but its row leaves out ${absent.join(', ')}`,
+    );
 }
 
 function distinct(rows: readonly Row[], column: string): string[] {

@@ -71,6 +71,18 @@ export function canonicalRow(table: DataTable, row: Record<string, unknown>): st
   return JSON.stringify(comparedColumns(table).map((c) => comparable(c.type, row[c.name])));
 }
 
+/**
+ * An update as it will be stored (DESIGN §4.11 "What a row means"): the stored row with the
+ * incoming row's columns laid over it. An incoming row holds only the columns its file carries,
+ * so a column left out keeps its stored value and one carried empty or null clears it.
+ */
+export function mergeStored(stored: Row, incoming: Row): Row {
+  const merged: Row = { ...stored };
+  for (const [column, value] of Object.entries(incoming))
+    if (value !== undefined) merged[column] = value;
+  return merged;
+}
+
 /** What the store knows of a stored row, as the rules need it. */
 export interface StoredVersion {
   workspaceId: string;
