@@ -32,6 +32,7 @@ export const DEFAULT_REPORT_TIMEOUT_MS = 10_000;
 /** How long requests in flight may take to finish after SIGTERM (DESIGN §5: drains, exits 0). */
 export const DEFAULT_DRAIN_MS = 8000;
 export const DEFAULT_PG_POOL_SIZE = 10;
+export const DEFAULT_TOMBSTONE_DAYS = 30;
 
 export interface Config {
   /** VMS_READ_DB: the database when `--db` is not given. */
@@ -107,6 +108,11 @@ export interface Config {
    * web page signs in with, and the page's client id there; unset, the built-in server.
    */
   webSignIn: { issuer: string; clientId: string } | undefined;
+  /**
+   * VMS_READ_TOMBSTONE_DAYS: how many days the change feed keeps tombstones of deleted records
+   * and of records that left a token's view, default 30; 0 removes them at the load that made them.
+   */
+  tombstoneDays: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -306,5 +312,12 @@ export function readConfig(env: Env = process.env): Config {
     oauthIssuers: oauthIssuersOf(env),
     oauthServer: oneOf(env, 'VMS_READ_OAUTH_SERVER', ['on', 'off'] as const, 'on') === 'on',
     webSignIn: webSignInOf(env),
+    tombstoneDays: wholeNumber(
+      env,
+      'VMS_READ_TOMBSTONE_DAYS',
+      DEFAULT_TOMBSTONE_DAYS,
+      0,
+      'must be a whole number of days (0 removes tombstones at once)',
+    ),
   };
 }

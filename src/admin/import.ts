@@ -4,14 +4,18 @@ import { IMPORT_TABLES, type ImportTable } from '../importer/import-tables.js';
 import { loadSources } from '../importer/load-tables.js';
 import { latestVersionTime } from '../importer/row-rules.js';
 import { listImportDirectory, sourceText } from '../importer/read-directory.js';
-import type { LoadCounts } from '../store/load/load.js';
+import { DeletionRefusedError } from '../store/load/deletions.js';
+import type { LoadCounts, LoadOptions, LoadResult } from '../store/load/load.js';
 import type { AdminWrites } from '../store/store.js';
 import { requireWorkspace } from './workspaces.js';
 
 export type ImportOutcome =
   | {
       imported: true;
-      /** Per table: rows inserted, updated, already stored as given, and skipped as older. */
+      /**
+       * Per table: rows inserted, updated, already stored as given, skipped as older, and records
+       * deleted (DESIGN §4.13).
+       */
       counts: Record<ImportTable, LoadCounts>;
       /** The data version after the load (unchanged when the load changed nothing). */
       dataVersion: number;
@@ -29,6 +33,7 @@ export async function importDirectory(
   store: AdminWrites,
   workspaceId: string,
   dir: string,
+  loadOptions: LoadOptions = {},
 ): Promise<ImportOutcome> {
   await requireWorkspace(store, workspaceId);
   const listed = await listImportDirectory(dir);
@@ -44,7 +49,15 @@ export async function importDirectory(
   await checkSources(sources, options, store, problems);
   if (problems.total > 0)
     return { imported: false, problems: problems.list, total: problems.total };
-  const loaded = await loadSources(sources, options, store);
+  let loaded: LoadResult;
+  try {
+    loaded = await loadSources(sources, options, store, loadOptions);
+  } catch (error) {
+    // Deletions of records others still refer to: known only as they apply, in the load.
+    if (!(error instanceof DeletionRefusedError)) throw error;
+    for (const problem of error.problems) problems.push(problem);
+    return { imported: false, problems: problems.list, total: problems.total };
+  }
   const counts = Object.fromEntries(IMPORT_TABLES.map((t) => [t, loaded.counts[t]])) as Record<
     ImportTable,
     LoadCounts

@@ -11,14 +11,16 @@ import { defineCommand } from './command.js';
 export const importCommand = defineCommand({
   name: 'import',
   synopsis: '--db D --workspace W DIR',
-  summary: 'load DIR/<table>.csv|.ndjson into a workspace, all or nothing',
+  summary: 'load DIR/<table>.csv|.ndjson (and deletions) into a workspace, all or nothing',
   description:
     'Loads the CSV or NDJSON files of DIR (one per table, named <table>.csv or\n' +
     '<table>.ndjson) into workspace W, all or nothing: problems go to stderr as\n' +
     'file:line: message with exit 1 and nothing written. Rows upsert by id: a later\n' +
     'updated_at replaces the stored record, the same row changes nothing, an earlier\n' +
-    'one is skipped. On success stdout gets JSON: per table {inserted, updated,\n' +
-    'unchanged, skipped}, and the data version after the load. Running servers bring\n' +
+    'one is skipped; a column the file leaves out keeps its stored value.\n' +
+    'deletions.csv or deletions.ndjson (type, id, deleted_at) deletes records after\n' +
+    'the rows. On success stdout gets JSON: per table {inserted, updated, unchanged,\n' +
+    'skipped, deleted}, and the data version after the load. Running servers bring\n' +
     'their columnar report copies up to date by themselves.',
   flags: { db: DB_FLAG, workspace: { type: 'string', value: 'W', help: 'the workspace id' } },
   positionals: true,
@@ -40,7 +42,9 @@ async function load(
   try {
     // Loaded here, not at start: the importer's modules are this command's alone.
     const { importDirectory } = await import('../admin/import.js');
-    const outcome = await importDirectory(store, workspaceId, dir);
+    const outcome = await importDirectory(store, workspaceId, dir, {
+      tombstoneDays: config.tombstoneDays,
+    });
     if (!outcome.imported) {
       const { problems, total } = outcome;
       process.stderr.write(`${formatProblems(problems, PROBLEM_CAP, total).join('\n')}\n`);

@@ -6,6 +6,7 @@
  */
 import type { AdminWrites } from '../store/store.js';
 import type { ProblemSink } from './import-problems.js';
+import { DELETIONS } from './import-tables.js';
 import { KeyIndex } from './key-index.js';
 import { checkRow, type RowOptions } from './row-rules.js';
 import { judgeStoredRows, type CheckedRow } from './stored-rows.js';
@@ -33,10 +34,15 @@ export async function checkSources(
           for (const { line, values } of rows) {
             const checked = checkRow(table, values, { ...options, format });
             for (const message of checked.problems) problems.push({ file, line, message });
-            keys.note(table, file, line, checked.row);
-            batch.push({ file, line, row: checked.row, absent: checked.absent });
+            const { row } = checked;
+            if (table !== DELETIONS) keys.note(table, file, line, row);
+            else if (typeof row.type === 'string' && typeof row.id === 'string')
+              keys.noteDeletion(file, line, row.type, row.id);
+            batch.push({ file, line, row, absent: checked.absent });
           }
-          await judgeStoredRows(store, table, workspaceId, batch, problems);
+          // Deletions are judged against the stored records as they apply (store/load/deletions.ts).
+          if (table !== DELETIONS)
+            await judgeStoredRows(store, table, workspaceId, batch, problems);
         }
       } catch (error) {
         if (!(error instanceof NotUtf8Error)) throw error;
@@ -63,6 +69,7 @@ async function reportMissingReferences(
   for (const source of sources) {
     const { file, table, format } = source;
     try {
+      if (table === DELETIONS) continue;
       for await (const rows of streamSource(source, source.text(), ignored))
         for (const { line, values } of rows)
           keys.missingReferences(

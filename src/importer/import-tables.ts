@@ -144,3 +144,43 @@ function ruleOf(table: ImportTable, column: StorageColumn): ColumnRule {
 export const COLUMN_RULES = {} as Record<ImportTable, readonly ColumnRule[]>;
 for (const table of IMPORT_TABLES)
   COLUMN_RULES[table] = storageColumns(table).map((column) => ruleOf(table, column));
+
+/** The file of deletions (DESIGN §4.13): `deletions.csv` or `deletions.ndjson`. */
+export const DELETIONS = 'deletions';
+
+/** What a source file fills: a table, or the load's deletions. */
+export type SourceTable = ImportTable | typeof DELETIONS;
+
+/** The record types a deletion may name: the change feed's (a timesheet takes its entries, an invoice its lines). */
+export const DELETION_TYPES = [
+  'supplier',
+  'worker',
+  'assignment',
+  'timesheet',
+  'expense',
+  'invoice',
+  'approval_status',
+] as const;
+
+/** The columns of a source file, deletions' included. */
+export const SOURCE_RULES: Record<SourceTable, readonly ColumnRule[]> = {
+  ...COLUMN_RULES,
+  [DELETIONS]: [
+    { name: 'workspace_id', type: 'text', required: true },
+    {
+      name: 'type',
+      type: 'text',
+      required: true,
+      values: DELETION_TYPES,
+      maxLength: TEXT_LIMITS.other,
+    },
+    { name: 'id', type: 'text', required: true, format: 'id', maxLength: TEXT_LIMITS.other },
+    {
+      name: 'deleted_at',
+      type: 'text',
+      required: true,
+      format: 'timestamp',
+      maxLength: TEXT_LIMITS.other,
+    },
+  ],
+};

@@ -80,6 +80,16 @@ export class KeyIndex {
     }
   }
 
+  /** Notes a deletion's record; a second deletion of it within the file is a problem. */
+  noteDeletion(file: string, line: number, type: string, id: string): void {
+    if (this.insertId.run(`deletion:${type}`, id, file, line).changes === 0)
+      this.problems.push({
+        file,
+        line,
+        message: `duplicate deletion of ${type} ${shown(id)} (first at line ${String(this.firstId.get(`deletion:${type}`, id))})`,
+      });
+  }
+
   private duplicate(file: string, line: number, column: string, value: string, first: number) {
     this.problems.push({
       file,

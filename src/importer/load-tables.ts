@@ -1,6 +1,7 @@
 /** The load pass of an import: the checked files streamed again through the store's load writer. */
 import { LoadConflictError } from '../store/load/load-writer.js';
-import type { LoadResult } from '../store/load/load.js';
+import type { Deletion, LoadResult, LoadOptions } from '../store/load/load.js';
+import { DELETIONS } from './import-tables.js';
 import type { AdminWrites } from '../store/store.js';
 import type { ImportSource } from './check-rows.js';
 import type { ImportProblem } from './import-problems.js';
@@ -37,13 +38,14 @@ export async function loadSources(
   sources: readonly ImportSource[],
   options: Omit<RowOptions, 'format'>,
   store: Pick<AdminWrites, 'openLoad'>,
+  loadOptions: LoadOptions = {},
 ): Promise<LoadResult> {
   const changed = {
     push: (problem: ImportProblem) => {
       throw new SourceChangedError(problem);
     },
   };
-  const sink = await store.openLoad();
+  const sink = await store.openLoad(loadOptions);
   try {
     for (const source of sources) {
       const { file, table, format } = source;
@@ -51,10 +53,25 @@ export async function loadSources(
         const checked = rows.map(({ line, values }) => {
           const { row, problems } = checkRow(table, values, { ...options, format });
           if (problems.length > 0) changed.push({ file, line, message: problems[0] });
-          return row;
+          return { line, row };
         });
-        for (let start = 0; start < checked.length; start += BATCH)
-          await sink.insert(table, checked.slice(start, start + BATCH));
+        if (table === DELETIONS)
+          await sink.remove(
+            options.workspaceId,
+            checked.map(({ line, row }) => ({
+              type: row.type as Deletion['type'],
+              id: String(row.id),
+              deleted_at: String(row.deleted_at),
+              file,
+              line,
+            })),
+          );
+        else
+          for (let start = 0; start < checked.length; start += BATCH)
+            await sink.insert(
+              table,
+              checked.slice(start, start + BATCH).map((c) => c.row),
+            );
       }
     }
     return await sink.finish();

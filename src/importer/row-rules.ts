@@ -5,7 +5,7 @@
 import { CURRENCY_CODE, isPlainId, PLAIN_ID_SHAPE } from '../records/plain-values.js';
 import type { Row } from '../store/sink.js';
 import { checkSavedDefinition } from '../semantic/saved-definition.js';
-import { COLUMN_RULES, type ColumnRule, type ImportTable } from './import-tables.js';
+import { SOURCE_RULES, type ColumnRule, type SourceTable } from './import-tables.js';
 import { shown } from './import-problems.js';
 import type { SourceFormat } from './source-files.js';
 
@@ -151,14 +151,14 @@ export function latestVersionTime(nowMs: number): string {
  * or null (NDJSON) is null, and a required one so given is a problem.
  */
 export function checkRow(
-  table: ImportTable,
+  table: SourceTable,
   values: Record<string, unknown>,
   options: RowOptions,
 ): { row: Row; problems: string[]; absent: string[] } {
   const row: Row = {};
   const problems: string[] = [];
   const absent: string[] = [];
-  for (const rule of COLUMN_RULES[table]) {
+  for (const rule of SOURCE_RULES[table]) {
     if (rule.name === 'workspace_id') {
       row[rule.name] = options.workspaceId;
       continue;

@@ -5,7 +5,13 @@
  */
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../records/json-depth.js';
 import { csvRecords, MAX_RECORD_CHARS, type CsvRecord } from './csv-reader.js';
-import { COLUMN_RULES, IMPORT_TABLES, importTableOf, type ImportTable } from './import-tables.js';
+import {
+  DELETIONS,
+  IMPORT_TABLES,
+  importTableOf,
+  SOURCE_RULES,
+  type SourceTable,
+} from './import-tables.js';
 import { shown, type ImportProblem, type ProblemSink } from './import-problems.js';
 
 export type SourceFormat = 'csv' | 'ndjson';
@@ -19,7 +25,7 @@ export class NotUtf8Error extends Error {
 
 export interface SourceFile {
   file: string;
-  table: ImportTable;
+  table: SourceTable;
   format: SourceFormat;
 }
 
@@ -37,11 +43,11 @@ export function planSources(names: readonly string[]): {
   const problems: ImportProblem[] = [];
   for (const file of [...names].sort()) {
     const match = /^(.+)\.(csv|ndjson)$/.exec(file);
-    const table = match ? importTableOf(match[1]) : null;
+    const table = match ? (match[1] === DELETIONS ? DELETIONS : importTableOf(match[1])) : null;
     if (!match || !table) {
       problems.push({
         file,
-        message: `not an import file: expected <table>.csv or <table>.ndjson, table one of ${IMPORT_TABLES.join(', ')}`,
+        message: `not an import file: expected <table>.csv or <table>.ndjson, table one of ${IMPORT_TABLES.join(', ')}, or deletions.csv or deletions.ndjson`,
       });
       continue;
     }
@@ -52,14 +58,17 @@ export function planSources(names: readonly string[]): {
     }
     sources.push({ file, table, format: match[2] as SourceFormat });
   }
-  sources.sort((a, b) => IMPORT_TABLES.indexOf(a.table) - IMPORT_TABLES.indexOf(b.table));
+  // Tables in dependency order; deletions last, as they apply after every row (DESIGN §4.13).
+  const rank = (table: SourceTable) =>
+    table === DELETIONS ? IMPORT_TABLES.length : IMPORT_TABLES.indexOf(table);
+  sources.sort((a, b) => rank(a.table) - rank(b.table));
   return { sources, problems };
 }
 
 /** Why a column name cannot be imported into `table`, or null when it can. */
-function columnProblem(table: ImportTable, column: string): string | null {
+function columnProblem(table: SourceTable, column: string): string | null {
   if (column === 'workspace_id') return 'workspace_id must not be given: rows go to --workspace';
-  if (!COLUMN_RULES[table].some((rule) => rule.name === column))
+  if (!SOURCE_RULES[table].some((rule) => rule.name === column))
     return `unknown column ${shown(column)}`;
   return null;
 }

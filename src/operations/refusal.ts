@@ -27,3 +27,13 @@ export const ListRefusalSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The change feed's refusal: an invalid cursor, or one older than the kept tombstones. */
+export const ChangesRefusalSchema = Type.Object(
+  {
+    status: Type.Literal('refused'),
+    code: Type.Union([Type.Literal('invalid_cursor'), Type.Literal('cursor_expired')]),
+    message: ProvenanceSchema,
+  },
+  { additionalProperties: false },
+);

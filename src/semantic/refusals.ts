@@ -15,6 +15,9 @@ export const REFUSAL_MESSAGES = {
   invalid_cursor:
     'The cursor is malformed or was issued for another token, list, query or order. Start again without a cursor.',
   stale_cursor: 'The catalog changed since this cursor was issued. Rerun the query from the start.',
+  // The change feed's (DESIGN §4.13): the tombstones after this cursor were removed.
+  cursor_expired:
+    'This cursor is older than the tombstones the feed keeps, so deletions after it may be missing. Read the feed again from the start, without a cursor.',
   not_found: 'No saved query with that id is visible to this token.',
 } as const;
 

@@ -9,7 +9,7 @@
  * billing-entity visibility filters on it through the (workspace_id, supplier_ref, ...) indexes.
  */
 
-import { CHANGE_LOG_TABLES, START_CHANGE_LOG } from './sql/change-log.js';
+import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES, START_CHANGE_LOG } from './sql/change-log.js';
 import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
 import { REFRESH_REPORT_FACTS, REPORT_FACT_TABLES } from './sql/report-facts.js';
 import type { Table } from './table.js';
@@ -317,6 +317,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { tables: CHANGE_LOG_TABLES, statements: START_CHANGE_LOG },
   // 4: what the built-in authorization server keeps (sessions, grants, codes, refresh tokens).
   { tables: [OAUTH_RECORDS_TABLE], statements: [] },
+  // 5: deletions, and what the change feed says of records that left (DESIGN §4.13).
+  { tables: TOMBSTONE_TABLES, statements: [] },
 ];
 
 /** Every table of the schema by name. */

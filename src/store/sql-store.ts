@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { insertSql, type Dialect } from './dialect.js';
 import type { Viewer } from './visibility.js';
-import { SET_DATA_VERSION, startLoad, type Load, type VersionedWrite } from './load/load.js';
+import {
+  SET_DATA_VERSION,
+  startLoad,
+  type Load,
+  type LoadOptions,
+  type VersionedWrite,
+} from './load/load.js';
+import { sweepTombstones, tombstoneHorizon } from './sql/tombstones.js';
 import type { ProgramConfig } from './program-config.js';
 import { toTokenRow, toWorkspace } from './row-mapping.js';
 import { DATA_TABLES, TABLES, type DataTable } from './schema.js';
@@ -14,6 +21,7 @@ import {
   timesheetEntriesSql,
 } from './sql/resource-sql.js';
 import { changedRecordsSql, changePositionsSql } from './sql/changes-sql.js';
+import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES } from './sql/change-log.js';
 import { oauthRecords, type OAuthRecords } from './sql/oauth-records.js';
 import {
   stampOf,
@@ -98,8 +106,20 @@ export abstract class SqlStore implements Store {
     };
   }
 
-  async openLoad(): Promise<Load> {
-    return startLoad(await this.beginWrite());
+  async openLoad(options: LoadOptions = {}): Promise<Load> {
+    return startLoad(await this.beginWrite(), options);
+  }
+
+  /** Removes tombstones older than the horizon (DESIGN §4.13): the server's hourly sweep. */
+  async sweepTombstones(days: number): Promise<number> {
+    return this.versioned((session) =>
+      sweepTombstones(
+        session,
+        days,
+        new Date(),
+        this.dialect.upsert('meta', ['key', 'value'], ['key']),
+      ),
+    );
   }
 
   async getMeta(key: string): Promise<string | null> {
@@ -310,23 +330,32 @@ export abstract class SqlStore implements Store {
     ]);
   }
 
-  async changesPage(query: ChangesQuery): Promise<Change[]> {
+  async changesPage(query: ChangesQuery): Promise<Change[] | 'cursor_expired'> {
     if (query.sources.length === 0) return [];
     return this.readSnapshot(async (all) => {
+      // A cursor at or before a removed tombstone may have missed it (DESIGN §4.13).
+      if (query.resumed && query.after[0] <= (await tombstoneHorizon(all)))
+        return 'cursor_expired' as const;
       const positions = changePositionsSql(query);
       const page = await all(positions.sql, positions.params);
       const rows = new Map<string, Row>();
       for (const { type, source } of query.sources) {
-        const ids = page.filter((c) => c.type === type).map((c) => String(c.id));
+        const ids = page
+          .filter((c) => c.type === type && (c.reason === null || c.reason === undefined))
+          .map((c) => String(c.id));
         if (ids.length === 0) continue;
-        const found = await all(changedRecordsSql(source, ids.length), [query.workspaceId, ...ids]);
+        const records = changedRecordsSql(source, ids.length, query.viewer);
+        const found = await all(records.sql, [query.workspaceId, ...ids, ...records.params]);
         for (const row of found) rows.set(`${type}\u0000${String(row.id)}`, row);
       }
-      return page.flatMap((c) => {
-        const row = rows.get(`${String(c.type)}\u0000${String(c.id)}`);
-        return row
-          ? [{ version: Number(c.version), type: String(c.type), id: String(c.id), row }]
-          : [];
+      return page.flatMap((c): Change[] => {
+        const at = { version: Number(c.version), type: String(c.type), id: String(c.id) };
+        if (c.reason === 'deleted' || c.reason === 'not_visible')
+          return [{ ...at, row: null, removed: c.reason }];
+        const row = rows.get(`${at.type}\u0000${at.id}`);
+        if (row) return [{ ...at, row, removed: null }];
+        // Staff read the change log itself: a record its table no longer holds was deleted.
+        return query.viewer.role === 'staff' ? [{ ...at, row: null, removed: 'deleted' }] : [];
       });
     });
   }
@@ -350,13 +379,14 @@ export abstract class SqlStore implements Store {
   }
 
   /** Runs `work` in a write transaction holding the data version: all of it, or none. */
-  private async versioned(
-    work: (session: VersionedWrite['session'], current: number) => Promise<void>,
-  ) {
+  private async versioned<T>(
+    work: (session: VersionedWrite['session'], current: number) => Promise<T>,
+  ): Promise<T> {
     const write = await this.beginWrite();
     try {
-      await work(write.session, write.current);
+      const result = await work(write.session, write.current);
       await write.commit();
+      return result;
     } catch (error) {
       await write.rollback();
       throw error;
@@ -388,7 +418,11 @@ export abstract class SqlStore implements Store {
   /** Removes every data row, tokens and meta included; a new database: version 0, a new epoch. */
   async clearData(): Promise<void> {
     await this.versioned(async (session) => {
-      for (const table of [...DATA_TABLES, 'record_changes', 'fact_changes', 'tokens'])
+      for (const table of [
+        ...DATA_TABLES,
+        ...[...CHANGE_LOG_TABLES, ...TOMBSTONE_TABLES].map((t) => t.name),
+        'tokens',
+      ])
         await session.run(`DELETE FROM ${table}`);
       await session.run("DELETE FROM meta WHERE key <> 'data_version'");
       await session.run(SET_DATA_VERSION, ['0']);

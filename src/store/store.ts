@@ -3,7 +3,7 @@ import type { HeldRollup } from '../semantic/rollups.js';
 import type { Dialect } from './dialect.js';
 import type { Viewer, Visibility } from './visibility.js';
 import type { DataTable } from './schema.js';
-import type { Load } from './load/load.js';
+import type { Load, LoadOptions } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
 import type { OAuthRecords } from './sql/oauth-records.js';
 
@@ -139,7 +139,9 @@ export interface ChangesQuery {
   viewer: Viewer;
   /** The item types this reader sees, each with its list's table, columns and visibility. */
   sources: readonly { type: string; source: ResourceSource }[];
-  after: FeedPosition | null;
+  after: FeedPosition;
+  /** True when `after` came from a cursor (a feed read from the start is never expired). */
+  resumed: boolean;
   /** Changes to read; callers ask for one more than the page size to learn `hasMore`. */
   limit: number;
 }
@@ -149,7 +151,10 @@ export interface Change {
   version: number;
   type: string;
   id: string;
-  row: Row;
+  /** The record, or null for a tombstone. */
+  row: Row | null;
+  /** Why a tombstone's record left this reader (DESIGN §4.13); null for a record. */
+  removed: 'deleted' | 'not_visible' | null;
 }
 
 /** What resource operations read: pages, gets and their parts, saved queries, changes. */
@@ -184,7 +189,8 @@ export interface ResourceReads {
    * Changes after a position in (version, type, id) order, each record once at its latest
    * version, only those the viewer sees; positions and records read at one snapshot.
    */
-  changesPage(query: ChangesQuery): Promise<Change[]>;
+  /** A page of changes, or `cursor_expired` when the position is at or before the tombstone horizon. */
+  changesPage(query: ChangesQuery): Promise<Change[] | 'cursor_expired'>;
 }
 
 /**
@@ -277,7 +283,7 @@ export interface AdminWrites {
    * A load (seed or import) in one transaction holding the data version: its writes upsert by id
    * and keep change log and report facts current; `finish` commits them with a new version.
    */
-  openLoad(): Promise<Load>;
+  openLoad(options?: LoadOptions): Promise<Load>;
 }
 
 /** One consistent view of the row store, at one data version, for copying facts out of it. */

@@ -61,6 +61,7 @@ for (const dialect of DIALECTS) {
         updated: 1,
         unchanged: 0,
         skipped: 0,
+        deleted: 0,
       });
       const stored = await db.one('SELECT * FROM workers WHERE id = ?', worker.id);
       assert.deepEqual(stored, {

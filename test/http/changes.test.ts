@@ -16,7 +16,9 @@ interface Item {
   type: FeedType;
   id: string;
   version: number;
-  record: Record<string, unknown> & { id: string };
+  /** Null for a tombstone (DESIGN §4.13). */
+  record: (Record<string, unknown> & { id: string }) | null;
+  removed?: { reason: 'deleted' | 'not_visible' };
 }
 
 const LIST_OF: Record<FeedType, string> = {
@@ -75,8 +77,16 @@ async function readLists(h: Harness, token: string): Promise<Map<string, string>
   return records;
 }
 
-const keyed = (items: Item[]) =>
-  new Map(items.map((item) => [`${item.type}:${item.id}`, content(item.record)]));
+/** A copy kept by applying the items in order: a record replaces, a tombstone removes. */
+function applied(items: Item[], copy = new Map<string, string>()): Map<string, string> {
+  for (const item of items) {
+    const key = `${item.type}:${item.id}`;
+    if (item.record === null) copy.delete(key);
+    else copy.set(key, content(item.record));
+  }
+  return copy;
+}
+const keyed = (items: Item[]) => applied(items);
 
 const sortKey = (item: Item) => [item.version, item.type, item.id] as const;
 function assertOrdered(items: Item[]): void {
@@ -109,7 +119,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(keyed(items), await readLists(h, h.tokens.staff));
       // Provenance paths point into the feed's own answer.
       const enveloped = items.findIndex((i) => i.type === 'supplier');
-      const name = items[enveloped].record.name as {
+      const name = items[enveloped].record?.name as {
         source: { operationId: string; path: string };
       };
       assert.deepEqual(name.source, {
@@ -204,6 +214,7 @@ for (const dialect of DIALECTS) {
       const tokens = [h.tokens.staff, h.tokens.worker, h.tokens.billing];
       const state = tokens.map(() => new Map<string, string>());
       const cursors: (string | undefined)[] = tokens.map(() => undefined);
+      const audiences = [null, `worker:${h.workerId}`, `supplier:${h.supplierCode}`];
       const readSome = async (t: number, pages: number, limit: number) => {
         for (let p = 0; p < pages; p++) {
           const answer = await get(
@@ -214,17 +225,26 @@ for (const dialect of DIALECTS) {
           assert.equal(answer.status, 200, answer.raw);
           const page = answer.body.data;
           for (const item of page.items as Item[]) {
+            // The latest version this reader has of the record: its change, or its own
+            // audience row (a tombstone, or a supplier a worker reached by an assignment).
             const [stored] = await h.all<{ version: number }>(
               'SELECT version FROM record_changes WHERE type = ? AND id = ?',
               item.type,
               item.id,
             );
-            assert.equal(
-              item.version,
-              Number(stored.version),
-              'the record as stored, at its latest version',
+            const [own] = await h.all<{ version: number; reason: string | null }>(
+              'SELECT version, reason FROM audience_changes WHERE audience = ? AND type = ? AND id = ?',
+              audiences[t],
+              item.type,
+              item.id,
             );
-            state[t].set(`${item.type}:${item.id}`, content(item.record));
+            const latest = Math.max(Number(stored?.version ?? 0), Number(own?.version ?? 0));
+            assert.equal(item.version, latest, 'the record as stored, at its latest version');
+            if (item.record === null) {
+              const reason = t === 0 ? 'deleted' : own?.reason;
+              assert.deepEqual(item.removed, { reason }, 'a tombstone says why');
+            }
+            applied([item], state[t]);
           }
           cursors[t] = page.nextCursor;
           if (!page.hasMore) return;

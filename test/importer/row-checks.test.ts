@@ -48,6 +48,7 @@ function storeOf(stored: Stored) {
         const full = rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])));
         written.set(table as ImportTable, [...(written.get(table as ImportTable) ?? []), ...full]);
       },
+      remove: async () => {},
       finish: async () => ({ changed: true, version: 1, counts: {} as LoadResult['counts'] }),
       abort: async () => {},
     }),
@@ -347,7 +348,7 @@ const CASES: [rule: string, files: Record<string, string>, expected: string[]][]
       'workers.ndjson': ndjson(valid('workers')),
     },
     [
-      'notes.txt: not an import file: expected <table>.csv or <table>.ndjson, table one of suppliers, workers, assignments, timesheets, time_entries, expenses, invoices, invoice_lines, approval_statuses, saved_queries',
+      'notes.txt: not an import file: expected <table>.csv or <table>.ndjson, table one of suppliers, workers, assignments, timesheets, time_entries, expenses, invoices, invoice_lines, approval_statuses, saved_queries, or deletions.csv or deletions.ndjson',
       'workers.ndjson: workers is already given by workers.csv',
     ],
   ],

@@ -48,7 +48,7 @@ for (const dialect of DIALECTS) {
           const { result, changed } = await applyLoad(db.store, WS, steps);
           const after = (await db.store.dataVersion()).version;
           const written = Object.values(result.counts).reduce(
-            (n, c) => n + c.inserted + c.updated,
+            (n, c) => n + c.inserted + c.updated + c.deleted,
             0,
           );
           assert.equal(result.changed, written > 0);
@@ -96,6 +96,7 @@ for (const dialect of DIALECTS) {
         updated: 1,
         unchanged: 1,
         skipped: 1,
+        deleted: 0,
       });
       assert.equal(result.version, before + 1);
       const recorded = await db.all<{ id: string }>(
@@ -128,6 +129,7 @@ for (const dialect of DIALECTS) {
         updated: 0,
         unchanged: 20,
         skipped: 0,
+        deleted: 0,
       });
       assert.deepEqual(await db.store.dataVersion(), before);
     });

@@ -104,6 +104,9 @@ for (const dialect of DIALECTS)
         'DROP TABLE fact_changes',
         // and without what later migrations add
         'DROP TABLE oauth_records',
+        'DROP TABLE record_deletions',
+        'DROP TABLE audience_changes',
+        'DROP TABLE fact_deletions',
         "DELETE FROM meta WHERE key IN ('data_version', 'facts_epoch')",
         "INSERT INTO meta (key, value) VALUES ('data_stamp', 'mwu4sf9j-ca397581d2')",
         'DROP INDEX time_entries_timesheet',

@@ -2,8 +2,11 @@
  * Random loads for property tests: each step changes one record of the tiny seed the way a live
  * program does (an invoice issued or moved to another period, a timesheet re-moded, an
  * assignment moved to another org unit, a worker's type changed, an entry or line added), or
- * sends a row again unchanged or an older version of it. `applyLoad` writes the steps through
- * the store's one load writer, as `import` does, and says which records should have changed.
+ * sends a row again unchanged or an older version of it; or moves a record out of a reader's
+ * view (an assignment or expense to another supplier, a timesheet to another worker), gives a
+ * worker a new assignment, deletes a record (a worker with everything that refers to it), or
+ * brings a deleted one back. `applyLoad` writes the steps through the store's one load writer, as
+ * `import` does, and says which records should have changed.
  */
 import fc from 'fast-check';
 import type { FeedType } from '../../src/store/sql/change-log.js';
@@ -42,9 +45,21 @@ export type LoadStep =
   | { kind: 'entry'; pick: number; minutes: number }
   | { kind: 'line'; pick: number; cents: number }
   | { kind: 'same'; table: (typeof UPDATABLE)[number]; pick: number }
+  | {
+      kind: 'move';
+      table: 'assignments' | 'expenses' | 'timesheets' | 'invoices';
+      pick: number;
+      to: number;
+    }
+  | { kind: 'assign'; pick: number; to: number }
+  | { kind: 'delete'; table: (typeof DELETABLE)[number]; pick: number }
+  | { kind: 'reinsert'; pick: number }
   | { kind: 'older'; table: (typeof UPDATABLE)[number]; pick: number };
 
 const pick = fc.nat({ max: 1_000_000 });
+
+/** What a step deletes: a record no other refers to, or a worker with all that refers to it. */
+const DELETABLE = ['timesheets', 'expenses', 'approval_statuses', 'invoices', 'workers'] as const;
 const ORG_UNITS = ['OU-FIN', 'OU-ENG', 'OU-NEW', null];
 
 export const loadStep: fc.Arbitrary<LoadStep> = fc.oneof(
@@ -95,6 +110,20 @@ export const loadStep: fc.Arbitrary<LoadStep> = fc.oneof(
     cents: fc.integer({ min: -50_000, max: 90_000 }),
   }),
   fc.record({ kind: fc.constant('same' as const), table: fc.constantFrom(...UPDATABLE), pick }),
+  fc.record({
+    kind: fc.constant('move' as const),
+    table: fc.constantFrom(
+      'assignments' as const,
+      'expenses' as const,
+      'timesheets' as const,
+      'invoices' as const,
+    ),
+    pick,
+    to: pick,
+  }),
+  fc.record({ kind: fc.constant('assign' as const), pick, to: pick }),
+  fc.record({ kind: fc.constant('delete' as const), table: fc.constantFrom(...DELETABLE), pick }),
+  fc.record({ kind: fc.constant('reinsert' as const), pick }),
   fc.record({ kind: fc.constant('older' as const), table: fc.constantFrom(...UPDATABLE), pick }),
 );
 
@@ -118,6 +147,40 @@ async function pickRow(store: SqlStore, table: string, workspace: string, n: num
   return row as Row;
 }
 
+/** Records deleted by earlier loads, per store: what `reinsert` brings back. */
+const deletedRows = new WeakMap<SqlStore, { table: DataTable; row: Row }[]>();
+
+/** A deletion as `deletions.csv` gives it, for the load. */
+interface DeletionStep {
+  type: FeedType;
+  id: string;
+}
+
+/** A worker and everything that refers to it (its timesheets take their entries). */
+async function workerClosure(
+  store: SqlStore,
+  worker: Row,
+): Promise<{ table: DataTable; row: Row }[]> {
+  const of = async (sql: string, table: DataTable) =>
+    ((await store.all(sql, [worker.id, worker.id])) as Row[]).map((row) => ({ table, row }));
+  return [
+    ...(await of(
+      `SELECT * FROM approval_statuses WHERE worker_id = ? OR worker_id = ?`,
+      'approval_statuses',
+    )),
+    ...(await of(
+      `SELECT * FROM expenses WHERE worker_id = ? OR assignment_id IN (SELECT id FROM assignments WHERE worker_id = ?)`,
+      'expenses',
+    )),
+    ...(await of(
+      `SELECT * FROM timesheets WHERE worker_id = ? OR id IN (SELECT timesheet_id FROM time_entries WHERE assignment_id IN (SELECT id FROM assignments WHERE worker_id = ?))`,
+      'timesheets',
+    )),
+    ...(await of(`SELECT * FROM assignments WHERE worker_id = ? OR worker_id = ?`, 'assignments')),
+    { table: 'workers', row: worker },
+  ];
+}
+
 export interface AppliedLoad {
   result: LoadResult;
   /** Records the load must have recorded as changed at its version. */
@@ -133,6 +196,14 @@ export async function applyLoad(
   steps: readonly LoadStep[],
 ): Promise<AppliedLoad> {
   const writes: { table: DataTable; row: Row; changes?: { type: FeedType; id: string } }[] = [];
+  const deletions: DeletionStep[] = [];
+  const deleted: { table: DataTable; row: Row }[] = [];
+  // Workers that tokens name stay: their tokens must keep working.
+  const tokenWorkers = new Set(
+    ((await store.all('SELECT worker_id FROM tokens WHERE worker_id IS NOT NULL')) as Row[]).map(
+      (r) => String(r.worker_id),
+    ),
+  );
   for (const step of steps) {
     const update = async (table: (typeof UPDATABLE)[number], edit: Partial<Row>) => {
       const row: Row = {
@@ -199,6 +270,61 @@ export async function applyLoad(
         });
         break;
       }
+      case 'move': {
+        // Another worker's id, or another supplier's code (an invoice: none, consolidated).
+        if (step.table === 'timesheets') {
+          const worker = await pickRow(store, 'workers', workspace, step.to);
+          await update('timesheets', { worker_id: worker.id });
+        } else {
+          const supplier = await pickRow(store, 'suppliers', workspace, step.to);
+          const code = step.table === 'invoices' && step.to % 3 === 0 ? null : supplier.code;
+          await update(step.table, { supplier_ref: code });
+        }
+        break;
+      }
+      case 'assign': {
+        const assignment = await pickRow(store, 'assignments', workspace, step.pick);
+        const supplier = await pickRow(store, 'suppliers', workspace, step.to);
+        const row = {
+          ...assignment,
+          id: `asg_rand_${process.pid}_${++serial}`,
+          supplier_ref: supplier.code,
+          created_at: later(),
+          updated_at: later(),
+        };
+        writes.push({ table: 'assignments', row, changes: { type: 'assignment', id: row.id } });
+        break;
+      }
+      case 'delete': {
+        const row = await pickRow(store, step.table, workspace, step.pick);
+        if (step.table === 'workers' && tokenWorkers.has(String(row.id))) break;
+        const doomed =
+          step.table === 'workers' ? await workerClosure(store, row) : [{ table: step.table, row }];
+        for (const d of doomed) {
+          const type = FEED_TYPE[d.table as (typeof UPDATABLE)[number]];
+          if (deletions.some((x) => x.type === type && x.id === String(d.row.id))) continue;
+          deletions.push({ type, id: String(d.row.id) });
+          deleted.push(d);
+        }
+        break;
+      }
+      case 'reinsert': {
+        const gone = deletedRows.get(store) ?? [];
+        if (gone.length === 0) break;
+        const [{ table, row }] = gone.splice(step.pick % gone.length, 1);
+        // A record whose worker went too stays gone (nothing would refer to a stored worker).
+        if (row.worker_id !== undefined && table !== 'workers') {
+          const [worker] = await store.all('SELECT id FROM workers WHERE id = ?', [row.worker_id]);
+          if (!worker) break;
+        }
+        if (table === 'assignments') break;
+        writes.push({
+          table,
+          row: { ...row, updated_at: later() },
+          changes: { type: FEED_TYPE[table as (typeof UPDATABLE)[number]], id: String(row.id) },
+        });
+        break;
+      }
       case 'same':
         writes.push({
           table: step.table,
@@ -212,11 +338,40 @@ export async function applyLoad(
       }
     }
   }
+  // A record this load writes that names a worker it deletes goes too (the deletion applies
+  // after every row, and nothing may refer to a deleted worker).
+  const goneWorkers = new Set(deletions.filter((d) => d.type === 'worker').map((d) => d.id));
+  for (const { table, row } of writes) {
+    if (!(UPDATABLE as readonly string[]).includes(table) || table === 'workers') continue;
+    const type = FEED_TYPE[table as (typeof UPDATABLE)[number]];
+    if (!goneWorkers.has(String(row.worker_id))) continue;
+    if (deletions.some((d) => d.type === type && d.id === String(row.id))) continue;
+    deletions.unshift({ type, id: String(row.id) });
+    deleted.push({ table, row });
+  }
+  const stamp = later();
   const load = await store.openLoad();
   try {
     for (const { table, row } of writes) await load.insert(table, [row]);
+    await load.remove(
+      workspace,
+      deletions.map((d, line) => ({
+        ...d,
+        deleted_at: stamp,
+        file: 'deletions.csv',
+        line: line + 2,
+      })),
+    );
     const result = await load.finish();
-    return { result, changed: writes.flatMap((w) => (w.changes ? [w.changes] : [])) };
+    const gone = deletedRows.get(store) ?? [];
+    deletedRows.set(store, [...gone, ...deleted]);
+    return {
+      result,
+      changed: [
+        ...writes.flatMap((w) => (w.changes ? [w.changes] : [])),
+        ...deletions.map(({ type, id }) => ({ type, id })),
+      ],
+    };
   } catch (error) {
     await load.abort();
     throw error;

@@ -171,9 +171,12 @@ export class ColumnarReports implements ReportFacts {
       // Reports waiting for this patch stop waiting: the row store answers them meanwhile.
       this.settlePatch?.();
       this.options.log?.(
-        outcome.reason === 'epoch'
-          ? 'columnar report facts: the data was rebuilt or replaced; a new copy is written'
-          : 'columnar report facts: more changed than a patch is worth; a new copy is written',
+        {
+          epoch: 'columnar report facts: the data was rebuilt or replaced; a new copy is written',
+          size: 'columnar report facts: more changed than a patch is worth; a new copy is written',
+          horizon:
+            'columnar report facts: the copy is older than the deletions kept; a new copy is written',
+        }[outcome.reason],
       );
       await this.dropLive();
       await this.openFromBase(true);

@@ -95,3 +95,27 @@ export function deltaSql(
     };
   throw new Error(`no change log covers ${name}`);
 }
+
+/**
+ * The ids of a columnar table's rows taken out after `version` (DESIGN §4.13): time entries and
+ * invoice lines deleted with their timesheet or invoice (`fact_deletions`), deleted records of a
+ * copied table (`record_deletions`), as CSV lines of one quoted field.
+ */
+export function goneSql(
+  copy: ColumnarTable,
+  version: number,
+): { lines: string; params: unknown[] } {
+  const name = copy.source.name;
+  const line = `SELECT '"' || replace(g.id, '"', '""') || '"' AS line FROM `;
+  if (name === 'report_time_entries' || name === 'report_invoice_lines')
+    return {
+      lines: `${line}fact_deletions g WHERE g.kind = ? AND g.version > ?`,
+      params: [name === 'report_time_entries' ? 'entry' : 'line', version],
+    };
+  if (isFeedTable(name))
+    return {
+      lines: `${line}record_deletions g WHERE g.type = ? AND g.version > ?`,
+      params: [FEED_TYPE_OF[name], version],
+    };
+  throw new Error(`no change log covers ${name}`);
+}

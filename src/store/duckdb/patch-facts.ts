@@ -3,7 +3,8 @@ import type { DataVersion, FactSnapshot, FactSource } from '../store.js';
 import { exportSome, readCsvSql } from './build-facts.js';
 import { COLUMNAR_TABLES, type ColumnarTable } from './columnar-tables.js';
 import type { DuckdbFacts } from './duckdb-facts.js';
-import { deltaSql, MOVED_SQL, type MovedRecords } from './fact-export.js';
+import { tombstoneHorizon } from '../sql/tombstones.js';
+import { deltaSql, goneSql, MOVED_SQL, type MovedRecords } from './fact-export.js';
 import { partialPath } from './facts-files.js';
 import { applyRollupChange } from './rollup-tables.js';
 
@@ -52,7 +53,7 @@ const MAX_MOVED = 10_000;
 export type PatchOutcome =
   | { kind: 'current' }
   | { kind: 'patched'; version: DataVersion; rows: number; ms: number }
-  | { kind: 'rebuild'; reason: 'epoch' | 'size' };
+  | { kind: 'rebuild'; reason: 'epoch' | 'size' | 'horizon' };
 
 /**
  * Applying the rows to the copy failed: DuckDB rolled back, but a failed write may leave its
@@ -78,6 +79,9 @@ interface Delta {
   copy: ColumnarTable;
   file: string;
   rows: number;
+  /** The ids of rows taken out (deletions), and how many. */
+  goneFile: string;
+  gone: number;
 }
 
 /**
@@ -103,6 +107,9 @@ export async function patchColumnarFacts(
       if (snapshot.version.epoch !== held.epoch)
         return { kind: 'rebuild', reason: 'epoch' } as const;
       if (snapshot.version.version <= held.version) return { kind: 'current' } as const;
+      // The deletions it would need were removed with their tombstones (sql/tombstones.ts).
+      if (held.version < (await tombstoneHorizon(snapshot.all)))
+        return { kind: 'rebuild', reason: 'horizon' } as const;
       if ((await estimatedRows(snapshot, held.version, copied)) > limit)
         return { kind: 'rebuild', reason: 'size' } as const;
       const moved: MovedRecords = { assignments: [], workers: [] };
@@ -115,7 +122,17 @@ export async function patchColumnarFacts(
       for (const copy of COLUMNAR_TABLES) {
         const sql = deltaSql(copy, held.version, moved);
         const file = `${partialPath(options.dir, `delta-${copy.table.name}`)}.csv`;
-        deltas.push({ copy, file, rows: 0 });
+        const goneFile = `${partialPath(options.dir, `gone-${copy.table.name}`)}.csv`;
+        const gone = goneSql(copy, held.version);
+        const goneLines = snapshot.lines(gone.lines, gone.params, PAGE)[Symbol.asyncIterator]();
+        let goneRows: number;
+        try {
+          goneRows = await exportSome(goneLines, goneFile, limit - rows + 1);
+        } finally {
+          await goneLines.return?.();
+        }
+        rows += goneRows;
+        deltas.push({ copy, file, rows: 0, goneFile, gone: goneRows });
         const lines = snapshot.lines(sql.lines, sql.params, PAGE);
         const iterator = lines[Symbol.asyncIterator]();
         try {
@@ -132,13 +149,22 @@ export async function patchColumnarFacts(
     if (exported.kind !== 'export') return exported;
     await facts
       .patch(exported.version, async (connection) => {
-        for (const { copy, file, rows } of deltas) {
-          if (rows === 0) continue;
+        for (const { copy, file, rows, goneFile, gone } of deltas) {
+          if (rows === 0 && gone === 0) continue;
           const name = copy.table.name;
-          await connection.run(`CREATE TEMP TABLE delta AS ${readCsvSql(copy.table, file)}`);
-          // The rows replaced, found by id once (a scan of the table), then removed by row id.
           await connection.run(
-            `CREATE TEMP TABLE replaced AS SELECT rowid AS replaced_row, * FROM ${name} WHERE id IN (SELECT id FROM delta)`,
+            rows > 0
+              ? `CREATE TEMP TABLE delta AS ${readCsvSql(copy.table, file)}`
+              : `CREATE TEMP TABLE delta AS SELECT * FROM ${name} WHERE false`,
+          );
+          await connection.run(
+            gone > 0
+              ? `CREATE TEMP TABLE gone AS SELECT * FROM read_csv('${goneFile.replace(/'/g, "''")}', header = false, quote = '"', escape = '"', auto_detect = false, columns = {'id': 'VARCHAR'})`
+              : 'CREATE TEMP TABLE gone (id VARCHAR)',
+          );
+          // The rows replaced or deleted, found by id once (a scan of the table), then removed by row id.
+          await connection.run(
+            `CREATE TEMP TABLE replaced AS SELECT rowid AS replaced_row, * FROM ${name} WHERE id IN (SELECT id FROM delta) OR id IN (SELECT id FROM gone)`,
           );
           await connection.run(
             `DELETE FROM ${name} WHERE rowid IN (SELECT replaced_row FROM replaced)`,
@@ -146,6 +172,7 @@ export async function patchColumnarFacts(
           await connection.run(`INSERT INTO ${name} SELECT * FROM delta`);
           await applyRollupChange(connection, name);
           await connection.run('DROP TABLE delta');
+          await connection.run('DROP TABLE gone');
           await connection.run('DROP TABLE replaced');
         }
       })
@@ -157,6 +184,9 @@ export async function patchColumnarFacts(
       ms: Math.round(performance.now() - started),
     };
   } finally {
-    for (const { file } of deltas) rmSync(file, { force: true });
+    for (const { file, goneFile } of deltas) {
+      rmSync(file, { force: true });
+      rmSync(goneFile, { force: true });
+    }
   }
 }

@@ -6,7 +6,7 @@
  * facts that copy a column of a record it changed. A load into empty tables (a seed) skips what
  * cannot apply to new rows and builds facts and change log once, at the end, in key order.
  */
-import { FEED_TYPE_OF, isFeedTable } from '../sql/change-log.js';
+import { FEED_TYPE_OF, isFeedTable, type FeedType } from '../sql/change-log.js';
 import { FACT_DEPENDENCIES } from '../sql/report-facts.js';
 import { DATA_TABLES, TABLES, type DataTable } from '../schema.js';
 import type { Row } from '../sink.js';
@@ -16,12 +16,13 @@ import {
   canonicalRow,
   classify,
   mergeStored,
-  sameValue,
   storedVersionOf,
   upsertsById,
   VERSION_COLUMN,
 } from './upsert-rules.js';
 import { FactDelta, type Dependent, type FactTable } from './fact-delta.js';
+import { AudienceLog, lineSuppliers, ownAudiences, SupplierLinks } from './audiences.js';
+import { DeletionPass, type Deletion } from './deletions.js';
 import type { WriteSession } from './write-session.js';
 
 /** What a load did with the rows of one table. */
@@ -30,6 +31,8 @@ export interface LoadCounts {
   updated: number;
   unchanged: number;
   skipped: number;
+  /** Records taken out by deletions (DESIGN §4.13); entries and lines with their timesheet or invoice. */
+  deleted: number;
 }
 
 /** A row the rules refuse, met while writing (the check pass refuses such files beforehand). */
@@ -42,6 +45,12 @@ export class LoadConflictError extends Error {
     super(`${table}: ${problem}`);
   }
 }
+
+/** The record an entry or line belongs to: not stored (deleted), the part is skipped. */
+const PARENT_OF: Partial<Record<DataTable, { table: string; column: string }>> = {
+  time_entries: { table: 'timesheets', column: 'timesheet_id' },
+  invoice_lines: { table: 'invoices', column: 'invoice_id' },
+};
 
 /** Ids looked up, and statements written, at once. */
 const CHUNK = 500;
@@ -59,7 +68,7 @@ function tableOf(name: string): Table {
 
 export class LoadWriter {
   readonly counts = Object.fromEntries(
-    DATA_TABLES.map((t) => [t, { inserted: 0, updated: 0, unchanged: 0, skipped: 0 }]),
+    DATA_TABLES.map((t) => [t, { inserted: 0, updated: 0, unchanged: 0, skipped: 0, deleted: 0 }]),
   ) as Record<DataTable, LoadCounts>;
   /** True once anything was written: only then does the load commit a new version. */
   changed = false;
@@ -70,12 +79,23 @@ export class LoadWriter {
   /** Built whole at the end, because it was empty at the start (see `start`). */
   private deferChangeLog = false;
   private facts: FactDelta | null = null;
+  /** The load's clock: when its tombstones were made. */
+  readonly clock = new Date().toISOString();
+  private readonly audiences: AudienceLog;
+  private readonly links: SupplierLinks;
+  /** Deleted records are remembered (record_deletions): a new id may be one coming back. */
+  private deletionsHeld = false;
+  /** The workspace of the deletions given to this load, once some are. */
+  private deletionsOf: string | null = null;
 
   /** `version`: the data version this load commits, one above the stored one. */
   constructor(
     private readonly session: WriteSession,
     readonly version: number,
-  ) {}
+  ) {
+    this.audiences = new AudienceLog(session, version, this.clock);
+    this.links = new SupplierLinks(session);
+  }
 
   /** Secondary indexes dropped for a load into an empty database, created again at the end. */
   private readonly indexesToBuild: string[] = [];
@@ -97,6 +117,8 @@ export class LoadWriter {
     if (await this.isEmpty('invoice_lines')) whole.add('lines');
     this.facts = new FactDelta(this.session, whole);
     await this.facts.start();
+    for (const sql of DeletionPass.scratchSql(this.session)) await this.session.run(sql);
+    this.deletionsHeld = !(await this.isEmpty('record_deletions'));
   }
 
   private async isEmpty(table: string): Promise<boolean> {
@@ -112,7 +134,8 @@ export class LoadWriter {
       return;
     }
     let fresh = this.fresh.get(table);
-    if (fresh === undefined) this.fresh.set(table, (fresh = await this.isEmpty(table)));
+    if (fresh === undefined)
+      this.fresh.set(table, (fresh = !this.deletionsHeld && (await this.isEmpty(table))));
     for (let start = 0; start < rows.length; start += CHUNK) {
       const chunk = rows.slice(start, start + CHUNK);
       if (fresh) await this.insertNew(table, chunk);
@@ -144,6 +167,7 @@ export class LoadWriter {
       rows.map((r) => r.id),
     );
     for (const row of found) stored.set(String(row.id), row as Row);
+    const gone = this.deletionsHeld ? await this.deletedBefore(table, rows, stored) : null;
     const versionColumn = VERSION_COLUMN[table];
     const inserted: Row[] = [];
     const updated: { old: Row; row: Row }[] = [];
@@ -152,6 +176,10 @@ export class LoadWriter {
       const old = stored.get(id) ?? null;
       // A column the file left out keeps its stored value (DESIGN §4.11).
       const row = old ? mergeStored(old, given) : given;
+      if (!old && gone?.(row)) {
+        this.counts[table].skipped++;
+        continue;
+      }
       if (!old) requireEveryColumn(table, row);
       const outcome = old
         ? classify(
@@ -176,6 +204,8 @@ export class LoadWriter {
     }
     const written = [...inserted, ...updated.map((u) => u.row)];
     if (written.length === 0) return;
+    if (table === 'assignments' && !this.deferChangeLog)
+      await this.links.touch([...written, ...updated.map((u) => u.old)]);
     await this.session.insertRows(
       table,
       columns,
@@ -195,11 +225,13 @@ export class LoadWriter {
     updated: readonly { old: Row; row: Row }[],
   ): Promise<void> {
     const workspace = String((inserted[0] ?? updated[0].row).workspace_id);
-    if (isFeedTable(table))
+    if (isFeedTable(table)) {
       await this.recordChanges(FEED_TYPE_OF[table], workspace, [
         ...inserted.map((r) => String(r.id)),
         ...updated.map((u) => String(u.row.id)),
       ]);
+      await this.noteAudiences(FEED_TYPE_OF[table], inserted, updated);
+    }
     const facts = this.facts as FactDelta;
     if (Object.hasOwn(FACT_DEPENDENCIES, table))
       for (const { old, row } of updated) {
@@ -212,7 +244,6 @@ export class LoadWriter {
             ['kind', 'id'],
           );
       }
-    if (table === 'assignments') await this.noteSupplierLinks(workspace, inserted, updated);
     if (table === 'time_entries' && inserted.length > 0) {
       await facts.inserted('entries', inserted);
       await this.recordChanges('timesheet', workspace, distinct(inserted, 'timesheet_id'));
@@ -241,41 +272,118 @@ export class LoadWriter {
   }
 
   /**
-   * A worker sees the suppliers of its assignments: an assignment that is new, or now names
-   * another worker or supplier, may show a supplier record to a worker who could not see it, so
-   * that supplier counts as changed (the feed has nothing else to announce it by).
+   * Who reads the records this load wrote, against who read them (DESIGN §4.13): an audience
+   * that lost a record gets a tombstone, one that reads it again (a record moved back, or
+   * inserted again after a deletion) loses its tombstone, and the worker-supplier links of
+   * assignments are noted before they change (`SupplierLinks`).
    */
-  private async noteSupplierLinks(
-    workspace: string,
+  private async noteAudiences(
+    type: FeedType,
     inserted: readonly Row[],
     updated: readonly { old: Row; row: Row }[],
   ): Promise<void> {
     if (this.deferChangeLog) return;
-    const linking = [
-      ...inserted,
-      ...updated
-        .filter(
-          ({ old, row }) =>
-            !sameValue(old.worker_id, row.worker_id) ||
-            !sameValue(old.supplier_ref, row.supplier_ref),
+    if (this.deletionsHeld && inserted.length > 0) {
+      // A record deleted before and inserted again (a later row): no longer a deletion.
+      await this.session.run(
+        `DELETE FROM record_deletions WHERE type = ? AND id IN (${placeholders(inserted.length)})`,
+        [type, ...inserted.map((r) => r.id)],
+      );
+      await this.audiences.readable(inserted.map((row) => this.audienced(type, row)));
+    }
+    for (const { old, row } of updated) {
+      const before = ownAudiences(type, old);
+      const after = ownAudiences(type, row);
+      if (before.join() === after.join() && type !== 'invoice') continue;
+      const lines =
+        type === 'invoice' && (old.supplier_ref === null || row.supplier_ref === null)
+          ? ((await lineSuppliers(this.session, [String(row.id)])).get(String(row.id)) ?? [])
+          : [];
+      await this.audiences.moved(
+        { workspaceId: String(row.workspace_id), type, id: String(row.id) },
+        old.supplier_ref === null ? [...before, ...lines] : before,
+        row.supplier_ref === null ? [...after, ...lines] : after,
+      );
+    }
+  }
+
+  private audienced(type: FeedType, row: Row) {
+    return {
+      workspaceId: String(row.workspace_id),
+      type,
+      id: String(row.id),
+      audiences: ownAudiences(type, row),
+    };
+  }
+
+  /**
+   * Of rows whose id is not stored, those a deletion already took out that are not later than
+   * it (DESIGN §4.13), and entries and lines whose timesheet or invoice is not stored: skipped.
+   */
+  private async deletedBefore(
+    table: DataTable,
+    rows: readonly Row[],
+    stored: ReadonlyMap<string, Row>,
+  ): Promise<((row: Row) => boolean) | null> {
+    const fresh = rows.filter((r) => !stored.has(String(r.id)));
+    if (fresh.length === 0) return null;
+    if (isFeedTable(table)) {
+      const deleted = new Map(
+        (
+          await this.session.all(
+            `SELECT id, deleted_at FROM record_deletions WHERE type = ? AND id IN (${placeholders(fresh.length)})`,
+            [FEED_TYPE_OF[table], ...fresh.map((r) => r.id)],
+          )
+        ).map((d) => [String(d.id), String(d.deleted_at)]),
+      );
+      if (deleted.size === 0) return null;
+      return (row) => {
+        const at = deleted.get(String(row.id));
+        return at !== undefined && String(row.updated_at) <= at;
+      };
+    }
+    const parent = PARENT_OF[table];
+    if (!parent) return null;
+    const ids = distinct(fresh, parent.column);
+    const held = new Set(
+      (
+        await this.session.all(
+          `SELECT id FROM ${parent.table} WHERE id IN (${placeholders(ids.length)})`,
+          ids,
         )
-        .map((u) => u.row),
-    ];
-    const codes = distinct(linking, 'supplier_ref');
-    if (codes.length === 0) return;
-    const suppliers = await this.session.all(
-      `SELECT id FROM suppliers WHERE workspace_id = ? AND code IN (${placeholders(codes.length)})`,
-      [workspace, ...codes],
+      ).map((r) => String(r.id)),
     );
-    await this.recordChanges(
-      'supplier',
-      workspace,
-      suppliers.map((s) => String(s.id)),
+    return (row) => !held.has(String(row[parent.column]));
+  }
+
+  /** This load's deletions (after all its rows): applied when it finishes. */
+  async deleteRecords(workspaceId: string, deletions: readonly Deletion[]): Promise<void> {
+    if (deletions.length === 0) return;
+    this.deletionsOf = workspaceId;
+    await this.session.insertRows(
+      'load_deletions',
+      ['type', 'id', 'deleted_at', 'file', 'line'],
+      deletions.map((d) => [d.type, d.id, d.deleted_at, d.file, d.line]),
+      ['type', 'id'],
+      'ignore',
     );
   }
 
   /** What was left to the end: the facts, and the change log when it was empty at the start. */
   async finishWrites(): Promise<void> {
+    if (this.deletionsOf !== null) {
+      const pass = new DeletionPass(
+        this.session,
+        this.deletionsOf,
+        this.version,
+        this.clock,
+        this.counts,
+        this.audiences,
+        this.links,
+      );
+      if (await pass.apply()) this.changed = true;
+    }
+    if (!this.deferChangeLog) await this.links.finish(this.audiences);
     if (!this.changed) {
       for (const sql of this.indexesToBuild) await this.session.run(sql);
       return;

@@ -1,9 +1,12 @@
 import type { DataTable } from '../schema.js';
 import type { SeedSink } from '../sink.js';
+import { DEFAULT_TOMBSTONE_DAYS, sweepTombstones } from '../sql/tombstones.js';
+import type { Deletion } from './deletions.js';
 import { LoadWriter, type LoadCounts } from './load-writer.js';
 import type { WriteSession } from './write-session.js';
 
 export type { LoadCounts } from './load-writer.js';
+export type { Deletion } from './deletions.js';
 
 /** What a finished load did. */
 export interface LoadResult {
@@ -19,6 +22,8 @@ export interface LoadResult {
  * writes to), `finish` commits them all, `abort` none.
  */
 export interface Load extends SeedSink {
+  /** Deletions of records of one workspace (DESIGN §4.13), applied after every row when the load finishes. */
+  remove(workspaceId: string, deletions: readonly Deletion[]): Promise<void>;
   finish(): Promise<LoadResult>;
   abort(): Promise<void>;
 }
@@ -40,7 +45,12 @@ export interface VersionedWrite {
 export const SET_DATA_VERSION = "UPDATE meta SET value = ? WHERE key = 'data_version'";
 
 /** A load over a versioned write: the writer's rows, then the new version, committed together. */
-export async function startLoad(write: VersionedWrite): Promise<Load> {
+export interface LoadOptions {
+  /** How long the feed keeps tombstones (VMS_READ_TOMBSTONE_DAYS): older ones go when the load commits. */
+  tombstoneDays?: number;
+}
+
+export async function startLoad(write: VersionedWrite, options: LoadOptions = {}): Promise<Load> {
   const writer = new LoadWriter(write.session, write.current + 1);
   let ended = false;
   try {
@@ -52,9 +62,18 @@ export async function startLoad(write: VersionedWrite): Promise<Load> {
   }
   return {
     insert: (table, rows) => writer.write(table, rows),
+    remove: (workspaceId, deletions) => writer.deleteRecords(workspaceId, deletions),
     async finish() {
       await writer.finishWrites();
-      if (writer.changed) await write.session.run(SET_DATA_VERSION, [String(writer.version)]);
+      if (writer.changed) {
+        await write.session.run(SET_DATA_VERSION, [String(writer.version)]);
+        await sweepTombstones(
+          write.session,
+          options.tombstoneDays ?? DEFAULT_TOMBSTONE_DAYS,
+          new Date(writer.clock),
+          write.session.dialect.upsert('meta', ['key', 'value'], ['key']),
+        );
+      }
       await write.commit();
       ended = true;
       return {

@@ -69,6 +69,68 @@ export const CHANGE_LOG_TABLES: readonly Table[] = [
 ];
 
 /**
+ * What the feed says of records that left (DESIGN §4.13), and what the columnar copies take out.
+ *
+ * - `record_deletions`: a deleted record, with the `deleted_at` its deletion gave (a later row of
+ *   the id brings it back; one not later is skipped) and the load's clock (`removed_at`, for the
+ *   horizon). Its `record_changes` row stays, at the deletion's version: to staff, a record the
+ *   change log names that its table no longer holds is a tombstone.
+ * - `audience_changes`: the feed of readers other than staff, beyond what their visibility reaches
+ *   through the tables. An audience is `worker:<id>` or `supplier:<code>`. A row is either a
+ *   tombstone (`reason` `deleted` or `not_visible`: this audience could read the record and now
+ *   cannot) or an arrival (`reason` null: a supplier a worker now reaches through a new
+ *   assignment, which its own change log row would not show). One row per audience and record,
+ *   and a tombstone only while the audience cannot read the record.
+ * - `fact_deletions`: time entries and invoice lines taken out with their timesheet or invoice,
+ *   whose facts a columnar copy drops when it patches past the version.
+ */
+export const TOMBSTONE_TABLES: readonly Table[] = [
+  {
+    name: 'record_deletions',
+    columns: {
+      type: 'text!',
+      id: 'text!',
+      workspace_id: 'text!',
+      version: 'bigint!',
+      deleted_at: 'text!',
+      removed_at: 'text!',
+    },
+    primaryKey: ['type', 'id'],
+    indexes: {
+      record_deletions_delta: { columns: ['type', 'version'] },
+      record_deletions_age: { columns: ['removed_at'] },
+    },
+  },
+  {
+    name: 'audience_changes',
+    columns: {
+      workspace_id: 'text!',
+      audience: 'text!',
+      type: 'text!',
+      id: 'text!',
+      version: 'bigint!',
+      reason: 'text',
+      removed_at: 'text',
+    },
+    primaryKey: ['workspace_id', 'audience', 'type', 'id'],
+    indexes: {
+      audience_changes_feed: { columns: ['workspace_id', 'audience', 'version', 'type', 'id'] },
+      audience_changes_record: { columns: ['type', 'id'] },
+      audience_changes_age: { columns: ['removed_at'] },
+    },
+  },
+  {
+    name: 'fact_deletions',
+    columns: { kind: 'text!', id: 'text!', version: 'bigint!' },
+    primaryKey: ['kind', 'id'],
+    indexes: { fact_deletions_delta: { columns: ['kind', 'version'] } },
+  },
+];
+
+/** Where the kept tombstones begin: a cursor from before it is `cursor_expired`. */
+export const TOMBSTONE_HORIZON_KEY = 'tombstone_horizon';
+
+/**
  * Data stored before versions existed: every record at version 1 (or the version 0 of an empty
  * database), and the random data stamp of earlier schemas dropped.
  */
