@@ -6,7 +6,7 @@
  * facts that copy a column of a record it changed. A load into empty tables (a seed) skips what
  * cannot apply to new rows and builds facts and change log once, at the end, in key order.
  */
-import { FEED_TYPE_OF, isFeedTable, type FeedType } from '../sql/change-log.js';
+import { FEED_TYPE_OF, isFeedTable } from '../sql/change-log.js';
 import { FACT_DEPENDENCIES } from '../sql/report-facts.js';
 import { DATA_TABLES, TABLES, type DataTable } from '../schema.js';
 import type { Row } from '../sink.js';
@@ -21,8 +21,7 @@ import {
   VERSION_COLUMN,
 } from './upsert-rules.js';
 import { FactDelta, type Dependent, type FactTable } from './fact-delta.js';
-import { AudienceLog, lineSuppliers, ownAudiences, SupplierLinks } from './audiences.js';
-import { DeletionPass, type Deletion } from './deletions.js';
+import { Departures } from './departures.js';
 import type { WriteSession } from './write-session.js';
 
 /** What a load did with the rows of one table. */
@@ -45,12 +44,6 @@ export class LoadConflictError extends Error {
     super(`${table}: ${problem}`);
   }
 }
-
-/** The record an entry or line belongs to: not stored (deleted), the part is skipped. */
-const PARENT_OF: Partial<Record<DataTable, { table: string; column: string }>> = {
-  time_entries: { table: 'timesheets', column: 'timesheet_id' },
-  invoice_lines: { table: 'invoices', column: 'invoice_id' },
-};
 
 /** Ids looked up, and statements written, at once. */
 const CHUNK = 500;
@@ -81,20 +74,15 @@ export class LoadWriter {
   private facts: FactDelta | null = null;
   /** The load's clock: when its tombstones were made. */
   readonly clock = new Date().toISOString();
-  private readonly audiences: AudienceLog;
-  private readonly links: SupplierLinks;
-  /** Deleted records are remembered (record_deletions): a new id may be one coming back. */
-  private deletionsHeld = false;
-  /** The workspace of the deletions given to this load, once some are. */
-  private deletionsOf: string | null = null;
+  /** Its deletions, and who reads what it changes (departures.ts). */
+  readonly departures: Departures;
 
   /** `version`: the data version this load commits, one above the stored one. */
   constructor(
     private readonly session: WriteSession,
     readonly version: number,
   ) {
-    this.audiences = new AudienceLog(session, version, this.clock);
-    this.links = new SupplierLinks(session);
+    this.departures = new Departures(session, version, this.clock, this.counts);
   }
 
   /** Secondary indexes dropped for a load into an empty database, created again at the end. */
@@ -117,8 +105,7 @@ export class LoadWriter {
     if (await this.isEmpty('invoice_lines')) whole.add('lines');
     this.facts = new FactDelta(this.session, whole);
     await this.facts.start();
-    for (const sql of DeletionPass.scratchSql(this.session)) await this.session.run(sql);
-    this.deletionsHeld = !(await this.isEmpty('record_deletions'));
+    await this.departures.start();
   }
 
   private async isEmpty(table: string): Promise<boolean> {
@@ -135,7 +122,10 @@ export class LoadWriter {
     }
     let fresh = this.fresh.get(table);
     if (fresh === undefined)
-      this.fresh.set(table, (fresh = !this.deletionsHeld && (await this.isEmpty(table))));
+      this.fresh.set(
+        table,
+        (fresh = !this.departures.deletionsHeld && (await this.isEmpty(table))),
+      );
     for (let start = 0; start < rows.length; start += CHUNK) {
       const chunk = rows.slice(start, start + CHUNK);
       if (fresh) await this.insertNew(table, chunk);
@@ -167,7 +157,7 @@ export class LoadWriter {
       rows.map((r) => r.id),
     );
     for (const row of found) stored.set(String(row.id), row as Row);
-    const gone = this.deletionsHeld ? await this.deletedBefore(table, rows, stored) : null;
+    const gone = await this.departures.deletedBefore(table, rows, stored);
     const versionColumn = VERSION_COLUMN[table];
     const inserted: Row[] = [];
     const updated: { old: Row; row: Row }[] = [];
@@ -205,7 +195,7 @@ export class LoadWriter {
     const written = [...inserted, ...updated.map((u) => u.row)];
     if (written.length === 0) return;
     if (table === 'assignments' && !this.deferChangeLog)
-      await this.links.touch([...written, ...updated.map((u) => u.old)]);
+      await this.departures.links.touch([...written, ...updated.map((u) => u.old)]);
     await this.session.insertRows(
       table,
       columns,
@@ -230,7 +220,8 @@ export class LoadWriter {
         ...inserted.map((r) => String(r.id)),
         ...updated.map((u) => String(u.row.id)),
       ]);
-      await this.noteAudiences(FEED_TYPE_OF[table], inserted, updated);
+      if (!this.deferChangeLog)
+        await this.departures.noteWritten(FEED_TYPE_OF[table], inserted, updated);
     }
     const facts = this.facts as FactDelta;
     if (Object.hasOwn(FACT_DEPENDENCIES, table))
@@ -271,119 +262,9 @@ export class LoadWriter {
     );
   }
 
-  /**
-   * Who reads the records this load wrote, against who read them (DESIGN §4.13): an audience
-   * that lost a record gets a tombstone, one that reads it again (a record moved back, or
-   * inserted again after a deletion) loses its tombstone, and the worker-supplier links of
-   * assignments are noted before they change (`SupplierLinks`).
-   */
-  private async noteAudiences(
-    type: FeedType,
-    inserted: readonly Row[],
-    updated: readonly { old: Row; row: Row }[],
-  ): Promise<void> {
-    if (this.deferChangeLog) return;
-    if (this.deletionsHeld && inserted.length > 0) {
-      // A record deleted before and inserted again (a later row): no longer a deletion.
-      await this.session.run(
-        `DELETE FROM record_deletions WHERE type = ? AND id IN (${placeholders(inserted.length)})`,
-        [type, ...inserted.map((r) => r.id)],
-      );
-      await this.audiences.readable(inserted.map((row) => this.audienced(type, row)));
-    }
-    for (const { old, row } of updated) {
-      const before = ownAudiences(type, old);
-      const after = ownAudiences(type, row);
-      if (before.join() === after.join() && type !== 'invoice') continue;
-      const lines =
-        type === 'invoice' && (old.supplier_ref === null || row.supplier_ref === null)
-          ? ((await lineSuppliers(this.session, [String(row.id)])).get(String(row.id)) ?? [])
-          : [];
-      await this.audiences.moved(
-        { workspaceId: String(row.workspace_id), type, id: String(row.id) },
-        old.supplier_ref === null ? [...before, ...lines] : before,
-        row.supplier_ref === null ? [...after, ...lines] : after,
-      );
-    }
-  }
-
-  private audienced(type: FeedType, row: Row) {
-    return {
-      workspaceId: String(row.workspace_id),
-      type,
-      id: String(row.id),
-      audiences: ownAudiences(type, row),
-    };
-  }
-
-  /**
-   * Of rows whose id is not stored, those a deletion already took out that are not later than
-   * it (DESIGN §4.13), and entries and lines whose timesheet or invoice is not stored: skipped.
-   */
-  private async deletedBefore(
-    table: DataTable,
-    rows: readonly Row[],
-    stored: ReadonlyMap<string, Row>,
-  ): Promise<((row: Row) => boolean) | null> {
-    const fresh = rows.filter((r) => !stored.has(String(r.id)));
-    if (fresh.length === 0) return null;
-    if (isFeedTable(table)) {
-      const deleted = new Map(
-        (
-          await this.session.all(
-            `SELECT id, deleted_at FROM record_deletions WHERE type = ? AND id IN (${placeholders(fresh.length)})`,
-            [FEED_TYPE_OF[table], ...fresh.map((r) => r.id)],
-          )
-        ).map((d) => [String(d.id), String(d.deleted_at)]),
-      );
-      if (deleted.size === 0) return null;
-      return (row) => {
-        const at = deleted.get(String(row.id));
-        return at !== undefined && String(row.updated_at) <= at;
-      };
-    }
-    const parent = PARENT_OF[table];
-    if (!parent) return null;
-    const ids = distinct(fresh, parent.column);
-    const held = new Set(
-      (
-        await this.session.all(
-          `SELECT id FROM ${parent.table} WHERE id IN (${placeholders(ids.length)})`,
-          ids,
-        )
-      ).map((r) => String(r.id)),
-    );
-    return (row) => !held.has(String(row[parent.column]));
-  }
-
-  /** This load's deletions (after all its rows): applied when it finishes. */
-  async deleteRecords(workspaceId: string, deletions: readonly Deletion[]): Promise<void> {
-    if (deletions.length === 0) return;
-    this.deletionsOf = workspaceId;
-    await this.session.insertRows(
-      'load_deletions',
-      ['type', 'id', 'deleted_at', 'file', 'line'],
-      deletions.map((d) => [d.type, d.id, d.deleted_at, d.file, d.line]),
-      ['type', 'id'],
-      'ignore',
-    );
-  }
-
   /** What was left to the end: the facts, and the change log when it was empty at the start. */
   async finishWrites(): Promise<void> {
-    if (this.deletionsOf !== null) {
-      const pass = new DeletionPass(
-        this.session,
-        this.deletionsOf,
-        this.version,
-        this.clock,
-        this.counts,
-        this.audiences,
-        this.links,
-      );
-      if (await pass.apply()) this.changed = true;
-    }
-    if (!this.deferChangeLog) await this.links.finish(this.audiences);
+    if (await this.departures.finish(!this.deferChangeLog)) this.changed = true;
     if (!this.changed) {
       for (const sql of this.indexesToBuild) await this.session.run(sql);
       return;

@@ -62,7 +62,7 @@ export async function startLoad(write: VersionedWrite, options: LoadOptions = {}
   }
   return {
     insert: (table, rows) => writer.write(table, rows),
-    remove: (workspaceId, deletions) => writer.deleteRecords(workspaceId, deletions),
+    remove: (workspaceId, deletions) => writer.departures.deleteRecords(workspaceId, deletions),
     async finish() {
       await writer.finishWrites();
       if (writer.changed) {
