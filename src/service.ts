@@ -64,7 +64,15 @@ export interface ServiceOptions {
   oauthFetch?: IdentityOptions['oauthFetch'];
   /** The organisation's authorization server the web page signs in with (VMS_READ_WEB_ISSUER). */
   webSignIn?: Config['webSignIn'];
+  /**
+   * VMS_READ_TOMBSTONE_DAYS: the change feed's tombstones older than this are removed hourly
+   * (and by every load); unset, the service sweeps none itself.
+   */
+  tombstoneDays?: number;
 }
+
+/** How often a server removes tombstones past the horizon (DESIGN §4.13: at least hourly). */
+export const TOMBSTONE_SWEEP_MS = 3_600_000;
 
 /** DESIGN §4.1: a request the store does not answer within 2 s gets 503 `unavailable`. */
 export const STORE_TIMEOUT_MS = 2000;
@@ -96,6 +104,7 @@ export function serviceSettings(
   | 'oauthIssuers'
   | 'oauthServer'
   | 'webSignIn'
+  | 'tombstoneDays'
 > {
   const { secret, quotaPerMinute, redisUrl, reportTimeoutMs, origins, cache, metrics } = config;
   return {
@@ -106,6 +115,7 @@ export function serviceSettings(
     origins,
     cacheReports: cache,
     cacheReads: cache,
+    tombstoneDays: config.tombstoneDays,
     metrics,
     slowReaders: { sendMs: config.sendTimeoutMs, unsentBytes: config.unsentMb * 1024 * 1024 },
     oauthIssuers: config.oauthIssuers,
@@ -190,6 +200,16 @@ export async function createService(
   known.origin = serverOrigin(app, options.origins ?? { allowedOrigins: [] });
   log.to = app.log;
   app.addHook('onClose', () => executor.close());
+  const { tombstoneDays } = options;
+  if (tombstoneDays !== undefined) {
+    const sweep = setInterval(() => {
+      options.store.sweepTombstones(tombstoneDays).catch((error: unknown) => {
+        app.log.warn({ err: error }, 'old tombstones of the change feed not removed');
+      });
+    }, TOMBSTONE_SWEEP_MS);
+    sweep.unref();
+    app.addHook('onClose', async () => clearInterval(sweep));
+  }
   return { app, executor };
 }
 

@@ -5,6 +5,7 @@ import { UsageError } from './args.js';
 import { catalogDisableCommand, catalogEnableCommand } from './catalog-command.js';
 import { table, type Command } from './command.js';
 import { demoCommand } from './demo-command.js';
+import { eraseCommand } from './erase-command.js';
 import { factsRefreshCommand } from './facts-command.js';
 import { importCommand } from './import-command.js';
 import { mcpCommand } from './mcp-command.js';
@@ -28,6 +29,7 @@ const COMMANDS: readonly Command[] = [
   catalogDisableCommand,
   savedQueryCreateCommand,
   importCommand,
+  eraseCommand,
   factsRefreshCommand,
 ];
 

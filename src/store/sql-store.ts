@@ -9,6 +9,7 @@ import {
   type VersionedWrite,
 } from './load/load.js';
 import { sweepTombstones, tombstoneHorizon } from './sql/tombstones.js';
+import { eraseWorkerRow, type ErasureOutcome } from './sql/erasure.js';
 import type { ProgramConfig } from './program-config.js';
 import { toTokenRow, toWorkspace } from './row-mapping.js';
 import { DATA_TABLES, TABLES, type DataTable } from './schema.js';
@@ -109,6 +110,21 @@ export abstract class SqlStore implements Store {
   async openLoad(options: LoadOptions = {}): Promise<Load> {
     return startLoad(await this.beginWrite(), options);
   }
+
+  /**
+   * Erases a worker's personal data (sql/erasure.ts) and scrubs the old text out of the
+   * database files (`scrubErased`), even when an earlier erasure already replaced it.
+   */
+  async eraseWorker(workspaceId: string, workerId: string, at: string): Promise<ErasureOutcome> {
+    const outcome = await this.versioned((session, current) =>
+      eraseWorkerRow(session, current, workspaceId, workerId, at),
+    );
+    if (outcome.found) await this.scrubErased();
+    return outcome;
+  }
+
+  /** Gets text an erasure replaced out of the database files (SQLite's WAL; PostgreSQL's dead rows). */
+  protected abstract scrubErased(): Promise<void>;
 
   /** Removes tombstones older than the horizon (DESIGN §4.13): the server's hourly sweep. */
   async sweepTombstones(days: number): Promise<number> {

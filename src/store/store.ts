@@ -6,6 +6,7 @@ import type { DataTable } from './schema.js';
 import type { Load, LoadOptions } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
 import type { OAuthRecords } from './sql/oauth-records.js';
+import type { ErasureOutcome } from './sql/erasure.js';
 
 export type Row = Record<string, unknown>;
 export type Order = 'asc' | 'desc';
@@ -117,6 +118,8 @@ export interface StoreLifecycle {
   changeStamp(): Promise<string | null>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
+  /** Removes the change feed's tombstones older than `days` days; returns how many. */
+  sweepTombstones(days: number): Promise<number>;
 }
 
 /** What authentication reads: tokens, their workspace, the worker or supplier they name. */
@@ -284,6 +287,8 @@ export interface AdminWrites {
    * and keep change log and report facts current; `finish` commits them with a new version.
    */
   openLoad(options?: LoadOptions): Promise<Load>;
+  /** Erases a worker's personal data, as a new data version (DESIGN §4.13; sql/erasure.ts). */
+  eraseWorker(workspaceId: string, workerId: string, at: string): Promise<ErasureOutcome>;
 }
 
 /** One consistent view of the row store, at one data version, for copying facts out of it. */

@@ -18,6 +18,7 @@ describe('readConfig: the environment, read once and checked', () => {
       drainMs: 8000,
       sendTimeoutMs: 30_000,
       unsentMb: 64,
+      tombstoneDays: 30,
       origins: { publicUrl: undefined, allowedOrigins: [] },
       pgPoolSize: 10,
       reportEngine: 'columnar',
@@ -46,6 +47,7 @@ describe('readConfig: the environment, read once and checked', () => {
       VMS_READ_DRAIN_MS: '0',
       VMS_READ_SEND_TIMEOUT_MS: '5000',
       VMS_READ_UNSENT_MB: '8',
+      VMS_READ_TOMBSTONE_DAYS: '0',
       VMS_READ_PUBLIC_URL: 'https://vms.example.com/base',
       VMS_READ_ALLOWED_ORIGINS: ' https://a.example , ,https://b.example',
       VMS_READ_PG_POOL_SIZE: '4',
@@ -80,6 +82,7 @@ describe('readConfig: the environment, read once and checked', () => {
       drainMs: 0,
       sendTimeoutMs: 5000,
       unsentMb: 8,
+      tombstoneDays: 0,
       origins: {
         publicUrl: 'https://vms.example.com/base',
         allowedOrigins: ['https://a.example', 'https://b.example'],
@@ -120,6 +123,16 @@ describe('readConfig: the environment, read once and checked', () => {
       oauthServer: false,
       webSignIn: { issuer: 'https://acme.okta.com/oauth2/default', clientId: '0oa-vms-web' },
     });
+  });
+
+  it('refuses a VMS_READ_TOMBSTONE_DAYS that is not a whole number of days', () => {
+    for (const value of ['-1', '1.5', 'thirty'])
+      assert.throws(
+        () => readConfig({ VMS_READ_TOMBSTONE_DAYS: value }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          /VMS_READ_TOMBSTONE_DAYS must be a whole number/.test(error.message),
+      );
   });
 
   it('takes VMS_READ_WEB_ISSUER and VMS_READ_WEB_CLIENT_ID only together', () => {

@@ -197,6 +197,14 @@ export class PostgresStore extends SqlStore {
     return null;
   }
 
+  /**
+   * After an erasure: the workers table is rewritten (VACUUM FULL), so the replaced row's old
+   * version leaves the table's files; it holds the table for the moment that takes.
+   */
+  protected async scrubErased(): Promise<void> {
+    await this.pool.query('VACUUM FULL workers');
+  }
+
   async ping(): Promise<boolean> {
     try {
       await this.pool.query('SELECT 1');

@@ -53,6 +53,9 @@ export class SqliteStore extends SqlStore {
     this.db.pragma(options.bulk ? 'journal_mode = MEMORY' : 'journal_mode = WAL');
     this.db.pragma(options.bulk ? 'synchronous = OFF' : 'synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    // Freed content is overwritten with zeros, so text an update or deletion replaces (an
+    // erased name, DESIGN §4.13) stays in no page of the file.
+    this.db.pragma('secure_delete = ON');
     this.pragmaDataVersion = this.db.prepare('PRAGMA data_version');
   }
 
@@ -133,6 +136,23 @@ export class SqliteStore extends SqlStore {
     this.statements.clear();
     if (this.options.bulk && this.db.open) this.db.pragma('journal_mode = WAL');
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * After an erasure: the write-ahead log, which may still hold pages written before, is
+   * checkpointed into the file and truncated to nothing. A reader holding an old snapshot (a
+   * server's long report) keeps the log; it is tried again for up to 10 s.
+   */
+  protected async scrubErased(): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (!result || result.busy === 0) return;
+      if (attempt >= 100)
+        throw new Error(
+          'the erasure is committed, but readers kept the write-ahead log from being truncated: run erase again when the server is idle',
+        );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   async ping(): Promise<boolean> {
