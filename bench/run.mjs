@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick]`: throughput and latency of the service against a minimal baseline
 // measured in the same run, on the medium seed, then reports, imports and loads (bench/loads.mjs:
-// imports into a copy while a server runs on it; `--quick`: 1 and 10,000 rows only), and an OAuth
+// imports into a copy while a server runs on it; `--quick`: 1 and 10,000 rows only), deletions and
+// erasure (bench/deletions.mjs), and an OAuth
 // access token against an access key (bench/oauth.mjs). Writes bench/results/<ISO date-time>.json.
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
@@ -326,6 +327,10 @@ async function main() {
       values.db,
       ...(QUICK ? ['--rows', '1,10000'] : []),
     ]);
+    log(
+      'deletions: timesheets holding 10,000 entries deleted, and a worker erased, a server running',
+    );
+    const deletions = runBench('deletions', ['--scale', values.scale, '--db', values.db]);
     log('oauth: an OAuth access token against an access key, an identity provider beside');
     const oauth = runBench('oauth', ['--db', values.db, ...(QUICK ? ['--quick'] : [])]);
 
@@ -356,6 +361,7 @@ async function main() {
         node: process.version,
       },
       quick: QUICK,
+      deletions,
       secondsPerWorkload: SECONDS,
       connections: CONNECTIONS,
       seed: { ...SEED, ...seedFigures },

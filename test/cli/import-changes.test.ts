@@ -138,6 +138,76 @@ for (const dialect of DIALECTS) {
       assert.equal(ahead.status, 0, ahead.stderr);
     });
 
+    it('checks deletions.csv by line before anything is written: the type, the id, deleted_at and repeats', async () => {
+      const version = await db.store.dataVersion();
+      const result = importFiles({
+        'deletions.csv': [
+          'type,id,deleted_at',
+          `timesheet,ts_x,${fromNow(-1)}`,
+          `time_entry,te_x,${fromNow(-1)}`,
+          `invoice,has space,${fromNow(-1)}`,
+          `worker,wkr_x,${fromNow(60)}`,
+          `timesheet,ts_x,${fromNow(-1)}`,
+          `expense,exp_x,yesterday`,
+        ].join('\n'),
+      });
+      assert.equal(result.status, 1);
+      const lines = result.stderr.trim().split('\n');
+      assert.match(
+        lines[0],
+        /^deletions\.csv:3: type must be one of supplier, worker, assignment, timesheet, expense, invoice, approval_status, got "time_entry"$/,
+      );
+      assert.match(lines[1], /^deletions\.csv:4: id must be /);
+      assert.match(lines[2], /^deletions\.csv:5: deleted_at "[^"]+" is in the future/);
+      assert.match(
+        lines[3],
+        /^deletions\.csv:6: duplicate deletion of timesheet "ts_x" \(first at line 2\)$/,
+      );
+      assert.match(lines[4], /^deletions\.csv:7: deleted_at must be a UTC timestamp/);
+      assert.deepEqual(await db.store.dataVersion(), version, 'nothing written');
+    });
+
+    it('counts a deletion of an id not stored as unchanged, and a second one of a deleted id too', async () => {
+      const [expense] = await db.all<{ id: string }>(
+        'SELECT id FROM expenses WHERE workspace_id = ? ORDER BY id LIMIT 1',
+        WS,
+      );
+      const deletions = `type,id,deleted_at\nexpense,${expense.id},${fromNow(0)}\nexpense,exp_never_stored,${fromNow(0)}\n`;
+      const first = importFiles({ 'deletions.csv': deletions });
+      assert.equal(first.status, 0, first.stderr);
+      assert.deepEqual(JSON.parse(first.stdout).counts.expenses, {
+        inserted: 0,
+        updated: 0,
+        unchanged: 1,
+        skipped: 0,
+        deleted: 1,
+      });
+      const again = importFiles({
+        'deletions.ndjson': deletions
+          .split('\n')
+          .slice(1, -1)
+          .map((line) => {
+            const [type, id, deletedAt] = line.split(',');
+            return JSON.stringify({ type, id, deleted_at: deletedAt });
+          })
+          .join('\n'),
+      });
+      assert.equal(again.status, 0, again.stderr);
+      const replay = JSON.parse(again.stdout);
+      assert.deepEqual(replay.counts.expenses, {
+        inserted: 0,
+        updated: 0,
+        unchanged: 2,
+        skipped: 0,
+        deleted: 0,
+      });
+      assert.equal(
+        replay.dataVersion,
+        JSON.parse(first.stdout).dataVersion,
+        'a replay changes nothing',
+      );
+    });
+
     it('seeds nothing dated after the moment it runs, so an update stamped now always applies', async () => {
       const seeded = await openTestDatabase(dialect, false);
       try {

@@ -164,7 +164,7 @@ export async function patchColumnarFacts(
           );
           // The rows replaced or deleted, found by id once (a scan of the table), then removed by row id.
           await connection.run(
-            `CREATE TEMP TABLE replaced AS SELECT rowid AS replaced_row, * FROM ${name} WHERE id IN (SELECT id FROM delta) OR id IN (SELECT id FROM gone)`,
+            `CREATE TEMP TABLE replaced AS SELECT rowid AS replaced_row, * FROM ${name} WHERE id IN (SELECT id FROM delta UNION ALL SELECT id FROM gone)`,
           );
           await connection.run(
             `DELETE FROM ${name} WHERE rowid IN (SELECT replaced_row FROM replaced)`,
