@@ -79,8 +79,20 @@ function isErrorBody(value: unknown): value is ErrorBody {
   return typeof error?.code === 'string';
 }
 
-/** One change of the feed: `{type, id, version, record}`. */
+/**
+ * One item of the change feed: a record added or changed, `{type, id, version, record}`, or a
+ * tombstone (`record` null). `change.record === null` narrows to the tombstone and its
+ * `removed.reason`.
+ */
 export type Change = ItemOf<'list_changes'>;
+/** A record added or changed, as its own list serves it to this token. */
+export type ChangedRecord = Exclude<Change, { record: null }>;
+/**
+ * A record gone from this token's view, `{type, id, version, record: null, removed: {reason}}`:
+ * `deleted` (it was deleted), or `not_visible` (this token could read it and no longer can, such
+ * as an assignment moved to another supplier). Either way, remove it from the copy.
+ */
+export type Tombstone = Extract<Change, { record: null }>;
 
 /**
  * The change feed read from a cursor to its current end: iterate it for every change, then
@@ -171,8 +183,10 @@ export function createVmsReadClient(options: VmsReadOptions) {
 
   /**
    * The change feed from `input.cursor` (or the start: a full export) to its current end, every
-   * change once per page, in order. Save `feed.cursor` when done and pass it next time to get
-   * only what changed since.
+   * change once per page, in order: records to upsert, tombstones (`record` null) to remove.
+   * Save `feed.cursor` when done and pass it next time to get only what changed since. A cursor
+   * older than the tombstones the server keeps throws VmsReadRefusal with code `cursor_expired`:
+   * clear the copy and read the feed again from the start, without a cursor.
    */
   function changes(input: InputOf<'list_changes'> = {}): ChangeFeed {
     const feed: ChangeFeed = {

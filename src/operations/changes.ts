@@ -107,10 +107,16 @@ function visibleSources(principal: Principal, only: FeedType | undefined) {
   return sources;
 }
 
-function isPosition(value: unknown): value is FeedPosition {
+/**
+ * What a feed cursor holds: the position, and the tombstone horizon when the read began (a
+ * cursor from before tombstones existed holds none: 0).
+ */
+type FeedCursor = readonly [version: number, type: string, id: string, horizon?: number];
+
+function isFeedCursor(value: unknown): value is FeedCursor {
   return (
     Array.isArray(value) &&
-    value.length === 3 &&
+    (value.length === 3 || (value.length === 4 && Number.isSafeInteger(value[3]))) &&
     Number.isSafeInteger(value[0]) &&
     typeof value[1] === 'string' &&
     typeof value[2] === 'string'
@@ -152,22 +158,24 @@ export const listChanges = defineOperation({
       params.type ?? '',
     ]);
     let after = START;
-    const resumed = params.cursor !== undefined;
+    let knownHorizon: number | null = null;
     if (params.cursor !== undefined) {
       const decoded = ctx.cursors.decode(binding, params.cursor);
-      if (!isPosition(decoded)) return refusal('invalid_cursor', 'list_changes');
-      after = decoded;
+      if (!isFeedCursor(decoded)) return refusal('invalid_cursor', 'list_changes');
+      after = [decoded[0], decoded[1], decoded[2]];
+      knownHorizon = decoded[3] ?? 0;
     }
     const sources = visibleSources(principal, params.type);
-    const changes = await ctx.store.changesPage({
+    const read = await ctx.store.changesPage({
       workspaceId: workspace.id,
       viewer: principal,
       sources,
       after,
-      resumed,
+      knownHorizon,
       limit: pageSize + 1,
     });
-    if (changes === 'cursor_expired') return refusal('cursor_expired', 'list_changes');
+    if (read === 'cursor_expired') return refusal('cursor_expired', 'list_changes');
+    const { changes } = read;
     const hasMore = changes.length > pageSize;
     const page = hasMore ? changes.slice(0, pageSize) : changes;
     const pii = principal.scopes.has('read:pii');
@@ -186,6 +194,8 @@ export const listChanges = defineOperation({
     });
     const last = page[page.length - 1];
     const resume: FeedPosition = last ? [last.version, last.type, last.id] : after;
-    return { items, hasMore, nextCursor: ctx.cursors.encode(binding, resume) };
+    // The horizon this read began at goes on with it (see ChangesQuery.knownHorizon).
+    const cursor: FeedCursor = [...resume, knownHorizon ?? read.horizon];
+    return { items, hasMore, nextCursor: ctx.cursors.encode(binding, cursor) };
   },
 });

@@ -27,6 +27,7 @@ import { oauthRecords, type OAuthRecords } from './sql/oauth-records.js';
 import {
   stampOf,
   type Change,
+  type ChangesPage,
   type ChangesQuery,
   type DataVersion,
   type FactSnapshot,
@@ -346,12 +347,14 @@ export abstract class SqlStore implements Store {
     ]);
   }
 
-  async changesPage(query: ChangesQuery): Promise<Change[] | 'cursor_expired'> {
-    if (query.sources.length === 0) return [];
+  async changesPage(query: ChangesQuery): Promise<ChangesPage | 'cursor_expired'> {
     return this.readSnapshot(async (all) => {
-      // A cursor at or before a removed tombstone may have missed it (DESIGN §4.13).
-      if (query.resumed && query.after[0] <= (await tombstoneHorizon(all)))
+      // Tombstones removed since the cursor was given may lie after it (DESIGN §4.13): a read
+      // that began before their removal, at or before the newest of them, could have missed one.
+      const horizon = await tombstoneHorizon(all);
+      if (query.knownHorizon !== null && query.knownHorizon < horizon && query.after[0] <= horizon)
         return 'cursor_expired' as const;
+      if (query.sources.length === 0) return { changes: [], horizon };
       const positions = changePositionsSql(query);
       const page = await all(positions.sql, positions.params);
       const rows = new Map<string, Row>();
@@ -364,7 +367,7 @@ export abstract class SqlStore implements Store {
         const found = await all(records.sql, [query.workspaceId, ...ids, ...records.params]);
         for (const row of found) rows.set(`${type}\u0000${String(row.id)}`, row);
       }
-      return page.flatMap((c): Change[] => {
+      const changes = page.flatMap((c): Change[] => {
         const at = { version: Number(c.version), type: String(c.type), id: String(c.id) };
         if (c.reason === 'deleted' || c.reason === 'not_visible')
           return [{ ...at, row: null, removed: c.reason }];
@@ -373,6 +376,7 @@ export abstract class SqlStore implements Store {
         // Staff read the change log itself: a record its table no longer holds was deleted.
         return query.viewer.role === 'staff' ? [{ ...at, row: null, removed: 'deleted' }] : [];
       });
+      return { changes, horizon };
     });
   }
 

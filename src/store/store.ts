@@ -143,13 +143,22 @@ export interface ChangesQuery {
   /** The item types this reader sees, each with its list's table, columns and visibility. */
   sources: readonly { type: string; source: ResourceSource }[];
   after: FeedPosition;
-  /** True when `after` came from a cursor (a feed read from the start is never expired). */
-  resumed: boolean;
+  /**
+   * The tombstone horizon when the reader's first page was read (carried in its cursors); null
+   * for a read from the start, which is never expired.
+   */
+  knownHorizon: number | null;
   /** Changes to read; callers ask for one more than the page size to learn `hasMore`. */
   limit: number;
 }
 
 /** A change as read: where it stands in the feed, and the record as stored now. */
+/** A page of the change feed as read, with the tombstone horizon of its snapshot. */
+export interface ChangesPage {
+  changes: Change[];
+  horizon: number;
+}
+
 export interface Change {
   version: number;
   type: string;
@@ -192,8 +201,11 @@ export interface ResourceReads {
    * Changes after a position in (version, type, id) order, each record once at its latest
    * version, only those the viewer sees; positions and records read at one snapshot.
    */
-  /** A page of changes, or `cursor_expired` when the position is at or before the tombstone horizon. */
-  changesPage(query: ChangesQuery): Promise<Change[] | 'cursor_expired'>;
+  /**
+   * A page of changes and the tombstone horizon it was read at, or `cursor_expired` when
+   * tombstones after the position were removed since the reader's horizon.
+   */
+  changesPage(query: ChangesQuery): Promise<ChangesPage | 'cursor_expired'>;
 }
 
 /**

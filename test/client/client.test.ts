@@ -13,7 +13,37 @@ import {
   VmsReadError,
   VmsReadRefusal,
 } from 'vms-read-client';
+import type { Change, ChangedRecord, ListName, Tombstone } from 'vms-read-client';
 import { DIALECTS, startHarness, WS, type Harness } from '../support/harness.js';
+import { LIST_OF } from '../support/feed.js';
+
+/** A copy as the sync loop keeps it: `type:id` → record. */
+type Copy = Record<string, unknown>;
+
+/** The list that serves each type of the change feed. */
+const LISTS: Record<Change['type'], ListName> = LIST_OF;
+
+/**
+ * A record with each provenance envelope as its value: the feed and the lists serve the same
+ * record, but an envelope says where it was read (`$.items[i].record.…` or `$.items[i].…`).
+ */
+function plain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plain);
+  if (typeof value !== 'object' || value === null) return value;
+  if ((value as { kind?: unknown }).kind === 'vms.provenance')
+    return (value as { value: unknown }).value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+}
+
+/** What a change tells, as typed: `record === null` narrows to a tombstone and its reason. */
+function said(change: Change): string {
+  if (change.record === null) {
+    const tombstone: Tombstone = change;
+    return `${tombstone.type} ${tombstone.id} ${tombstone.removed.reason}`;
+  }
+  const changed: ChangedRecord = change;
+  return `${changed.type} ${changed.record.id}`;
+}
 
 /** The typed client (client/, built from docs/openapi.json) against a live server, on both stores. */
 for (const dialect of DIALECTS) {
@@ -61,7 +91,11 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it("runs client/README.md's sync loop as written: a full export, then only what a load changed", async () => {
+    /**
+     * client/README.md's sync loop as written, for one token, in a directory of its own: `run`
+     * runs it once and gives its lines; `copy` is its vms-copy.json, envelopes as their values.
+     */
+    function syncLoop(token: string) {
       const root = fileURLToPath(new URL('../../../', import.meta.url));
       const readme = readFileSync(`${root}client/README.md`, 'utf8');
       const loop = /## Following changes[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
@@ -69,33 +103,194 @@ for (const dialect of DIALECTS) {
       const file = `${root}dist/readme-sync-loop.mjs`;
       writeFileSync(file, loop);
       const cwd = mkdtempSync(join(tmpdir(), 'vms-read-sync-'));
-      const env = { ...process.env, VMS_URL: baseUrl, VMS_TOKEN: h.tokens.staff };
-      const run = async () =>
-        (await promisify(execFile)(process.execPath, [file], { env, cwd })).stdout
-          .trim()
-          .split('\n')
-          .filter(Boolean);
+      const env = { ...process.env, VMS_URL: baseUrl, VMS_TOKEN: token };
+      return {
+        loop,
+        run: async () =>
+          (await promisify(execFile)(process.execPath, [file], { env, cwd })).stdout
+            .trim()
+            .split('\n')
+            .filter(Boolean),
+        copy: () => plain(JSON.parse(readFileSync(join(cwd, 'vms-copy.json'), 'utf8'))) as Copy,
+        cursor: () => readFileSync(join(cwd, 'vms-cursor.txt'), 'utf8'),
+        close: () => rmSync(cwd, { recursive: true, force: true }),
+      };
+    }
+
+    /** Every record the seven lists serve this token, by `type:id`, envelopes as their values. */
+    async function listed(token: string): Promise<Copy> {
+      const vms = createVmsReadClient({ baseUrl, token });
+      const records: Copy = {};
+      for (const [type, list] of Object.entries(LISTS))
+        for await (const item of vms.items(list, {} as never))
+          records[`${type}:${(item as { id: string }).id}`] = plain(item);
+      return records;
+    }
+
+    /**
+     * Invoices a load may delete alone (no credit note corrects them), by id; with a supplier's
+     * code, those it bills on (consolidated invoices: lines of that supplier).
+     */
+    const deletableInvoices = (supplierCode?: string) =>
+      h.all<Record<string, unknown>>(
+        `SELECT * FROM invoices i WHERE workspace_id = ?
+         AND NOT EXISTS (SELECT 1 FROM invoices c WHERE c.corrects_invoice_ref = i.id)${
+           supplierCode
+             ? ' AND EXISTS (SELECT 1 FROM invoice_lines l WHERE l.invoice_id = i.id AND l.supplier_ref = ?)'
+             : ''
+         } ORDER BY id`,
+        ...[WS, ...(supplierCode ? [supplierCode] : [])],
+      );
+
+    const deletion = (id: unknown, at = '2030-01-02T00:00:00.000Z') => ({
+      type: 'invoice' as const,
+      id: String(id),
+      deleted_at: at,
+      file: 'deletions.csv',
+      line: 2,
+    });
+
+    it("runs client/README.md's sync loop as written: a full export, then what a load updated, moved and deleted, the copy as the lists serve it", async () => {
+      const staff = syncLoop(h.tokens.staff);
+      const billing = syncLoop(h.tokens.billing);
       try {
-        const exported = await run();
+        // docs/api.md shows the same loop.
+        const root = fileURLToPath(new URL('../../../', import.meta.url));
+        const api = readFileSync(`${root}docs/api.md`, 'utf8');
+        const documented = /## The change feed[\s\S]*?```js\n([\s\S]*?)```/.exec(api)?.[1];
+        assert.equal(documented, staff.loop, "docs/api.md's loop is client/README.md's");
+
+        const exported = await staff.run();
         const [{ n }] = await h.all<{ n: number }>(
           'SELECT COUNT(*) AS n FROM record_changes WHERE workspace_id = ?',
           WS,
         );
         assert.equal(exported.length, Number(n), 'every record once');
-        assert.deepEqual(await run(), [], 'nothing changed since');
-        const [invoice] = await h.all<Record<string, unknown>>(
-          'SELECT * FROM invoices WHERE workspace_id = ? ORDER BY id LIMIT 1',
-          WS,
+        assert.ok(
+          exported.every((line) => line.endsWith(' upserted')),
+          exported.find((line) => !line.endsWith(' upserted')),
         );
+        assert.deepEqual(staff.copy(), await listed(h.tokens.staff), 'the copy is the lists');
+        assert.ok((await billing.run()).length > 0);
+        assert.deepEqual(billing.copy(), await listed(h.tokens.billing));
+        assert.deepEqual(await staff.run(), [], 'nothing changed since');
+        assert.deepEqual(await billing.run(), []);
+
+        // A load voids one invoice, deletes another of the billing entity's supplier, and moves
+        // one of that supplier's assignments to another supplier.
+        const [voided] = await deletableInvoices();
+        const deleted = (await deletableInvoices(h.supplierCode)).find((i) => i.id !== voided.id);
+        assert.ok(deleted, 'an invoice of the billing entity to delete');
+        const [assignment] = await h.all<Record<string, unknown>>(
+          'SELECT * FROM assignments WHERE workspace_id = ? AND supplier_ref = ? ORDER BY id LIMIT 1',
+          WS,
+          h.supplierCode,
+        );
+        const [other] = await h.all<{ code: string }>(
+          'SELECT code FROM suppliers WHERE workspace_id = ? AND code <> ? ORDER BY code LIMIT 1',
+          WS,
+          h.supplierCode,
+        );
+        const before = staff.cursor();
         const load = await h.store.openLoad();
         const updatedAt = new Date(Date.UTC(2030, 0, 1)).toISOString();
         await load.insert('invoices', [
-          { ...invoice, status: 'void', updated_at: updatedAt } as never,
+          { ...voided, status: 'void', updated_at: updatedAt } as never,
         ]);
+        await load.insert('assignments', [
+          { ...assignment, supplier_ref: other.code, updated_at: updatedAt } as never,
+        ]);
+        await load.remove(WS, [deletion(deleted.id)]);
         const { version } = await load.finish();
-        assert.deepEqual(await run(), [`invoice ${String(invoice.id)} ${version}`]);
+
+        const invoiceLines = [
+          [String(voided.id), `invoice ${String(voided.id)} ${version} upserted`],
+          [String(deleted.id), `invoice ${String(deleted.id)} ${version} deleted`],
+        ]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([, line]) => line);
+        assert.deepEqual(await staff.run(), [
+          `assignment ${String(assignment.id)} ${version} upserted`,
+          ...invoiceLines,
+        ]);
+        const copy = staff.copy();
+        assert.equal(copy[`invoice:${String(deleted.id)}`], undefined, 'the deleted one is gone');
+        assert.equal((copy[`invoice:${String(voided.id)}`] as { status: string }).status, 'void');
+        assert.equal(
+          (copy[`assignment:${String(assignment.id)}`] as { supplierRef: string }).supplierRef,
+          other.code,
+        );
+        assert.deepEqual(copy, await listed(h.tokens.staff), 'the copy is still the lists');
+
+        // The billing entity could read the deleted invoice and the moved assignment: a
+        // tombstone each, and its copy is what its lists serve it now.
+        const seen = await billing.run();
+        assert.ok(
+          seen.includes(`invoice ${String(deleted.id)} ${version} deleted`),
+          seen.join('\n'),
+        );
+        assert.ok(
+          seen.includes(`assignment ${String(assignment.id)} ${version} not_visible`),
+          seen.join('\n'),
+        );
+        assert.deepEqual(billing.copy(), await listed(h.tokens.billing));
+        assert.deepEqual(await staff.run(), []);
+        assert.deepEqual(await billing.run(), []);
+
+        // The typed client yields the same, a tombstone narrowed by `record === null`.
+        const vms = createVmsReadClient({ baseUrl, token: h.tokens.staff });
+        const told: string[] = [];
+        for await (const change of vms.changes({ cursor: before })) told.push(said(change));
+        assert.deepEqual(told, [
+          `assignment ${String(assignment.id)}`,
+          ...[String(voided.id), String(deleted.id)]
+            .sort()
+            .map((id) => (id === deleted.id ? `invoice ${id} deleted` : `invoice ${id}`)),
+        ]);
       } finally {
-        rmSync(cwd, { recursive: true, force: true });
+        staff.close();
+        billing.close();
+      }
+    });
+
+    it("runs client/README.md's sync loop after cursor_expired: the copy is built again from the start", async () => {
+      const staff = syncLoop(h.tokens.staff);
+      try {
+        await staff.run();
+        const saved = staff.cursor();
+        const [, gone] = await deletableInvoices();
+        assert.ok(staff.copy()[`invoice:${String(gone.id)}`], 'in the copy');
+        // With no days kept, the deletion's tombstone goes at once: older cursors are expired.
+        const load = await h.store.openLoad({ tombstoneDays: 0 });
+        await load.remove(WS, [deletion(gone.id, '2030-01-03T00:00:00.000Z')]);
+        await load.finish();
+
+        // The typed client throws the refusal, as any refusal met on the way.
+        const vms = createVmsReadClient({ baseUrl, token: h.tokens.staff });
+        await assert.rejects(
+          async () => {
+            for await (const change of vms.changes({ cursor: saved }))
+              assert.fail(`no change expected: ${said(change)}`);
+          },
+          (error: unknown) =>
+            error instanceof VmsReadRefusal &&
+            error.code === 'cursor_expired' &&
+            error.refusal.code === 'cursor_expired',
+        );
+
+        const rebuilt = await staff.run();
+        assert.equal(rebuilt[0], 'cursor expired: copying everything again');
+        const [{ n }] = await h.all<{ n: number }>(
+          'SELECT COUNT(*) AS n FROM record_changes WHERE workspace_id = ?',
+          WS,
+        );
+        assert.equal(rebuilt.length - 1, Number(n), 'every record once, from the start');
+        const copy = staff.copy();
+        assert.equal(copy[`invoice:${String(gone.id)}`], undefined, 'the deleted one is gone');
+        assert.deepEqual(copy, await listed(h.tokens.staff), 'the copy is the lists');
+        assert.deepEqual(await staff.run(), [], 'and follows on from its new cursor');
+      } finally {
+        staff.close();
       }
     });
 

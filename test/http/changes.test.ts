@@ -8,28 +8,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { OPERATIONS } from '../../src/operations/registry.js';
-import { FEED_TYPES, type FeedType } from '../../src/store/sql/change-log.js';
+import { FEED_TYPES } from '../../src/store/sql/change-log.js';
 import { DIALECTS, get, qs, startHarness, WS, type Harness } from '../support/harness.js';
 import { applyLoad, later, loadSteps } from '../support/random-loads.js';
+import { LIST_OF, type FeedItem } from '../support/feed.js';
 
-interface Item {
-  type: FeedType;
-  id: string;
-  version: number;
-  /** Null for a tombstone (DESIGN §4.13). */
-  record: (Record<string, unknown> & { id: string }) | null;
-  removed?: { reason: 'deleted' | 'not_visible' };
-}
-
-const LIST_OF: Record<FeedType, string> = {
-  supplier: 'list_suppliers',
-  worker: 'list_workers',
-  assignment: 'list_assignments',
-  timesheet: 'list_timesheets',
-  expense: 'list_expenses',
-  invoice: 'list_invoices',
-  approval_status: 'list_approval_statuses',
-};
+type Item = FeedItem;
 
 /** A record with its envelopes' source left out: the feed and a list place them differently. */
 function content(record: Record<string, unknown>): string {
@@ -171,6 +155,17 @@ for (const dialect of DIALECTS) {
       assert.equal(programOnly.status, 200);
       assert.deepEqual(programOnly.body.data.items, [], 'no read:workforce, no workers');
       assert.equal(programOnly.body.data.hasMore, false);
+      // Its cursor (at the start, as nothing was read) goes on working: not expired.
+      const again = await get(
+        h.app,
+        `/api/v1/changes${qs({ type: 'worker', cursor: programOnly.body.data.nextCursor })}`,
+        h.tokens.programOnly,
+      );
+      assert.equal(again.status, 200, again.raw);
+      assert.deepEqual(
+        { items: again.body.data.items, hasMore: again.body.data.hasMore },
+        { items: [], hasMore: false },
+      );
     });
 
     it('leaves no trace of a change to a record the token cannot see, not even in hasMore', async () => {

@@ -399,6 +399,133 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
     assert.deepEqual(errors, []);
   });
 
+  /** An invoice a load may delete alone (no credit note corrects it), the `skip`-th by id. */
+  async function deletableInvoice(skip = 0): Promise<Data> {
+    const rows = await h.all<Data>(
+      `SELECT * FROM invoices i WHERE workspace_id = ?
+       AND NOT EXISTS (SELECT 1 FROM invoices c WHERE c.corrects_invoice_ref = i.id) ORDER BY id`,
+      WS,
+    );
+    return rows[skip];
+  }
+
+  const deletion = (id: unknown, deletedAt: string) => ({
+    type: 'invoice' as const,
+    id: String(id),
+    deleted_at: deletedAt,
+    file: 'deletions.csv',
+    line: 2,
+  });
+
+  /** Each drawn row of the change feed: its data-id, class and cells' text. */
+  const feedRows = (frame: Frame) =>
+    frame.$$eval('.changes tbody tr', (rows) =>
+      rows.map((r) => ({
+        id: r.getAttribute('data-id'),
+        removed: r.classList.contains('removed'),
+        cells: [...(r as HTMLTableRowElement).cells].map((c) => c.textContent),
+      })),
+    );
+
+  it('draws a deleted record as a tombstone row: version, type, id and "deleted", text only', async () => {
+    // The end of the invoice feed as it stands.
+    let cursor: string | undefined;
+    for (;;) {
+      const page = (
+        await client.callTool({
+          name: 'list_changes',
+          arguments: { type: 'invoice', ...(cursor ? { cursor } : {}) },
+        })
+      ).structuredContent as { hasMore: boolean; nextCursor: string };
+      cursor = page.nextCursor;
+      if (!page.hasMore) break;
+    }
+    const voided = await deletableInvoice(0);
+    const deleted = await deletableInvoice(1);
+    const load = await h.store.openLoad();
+    await load.insert('invoices', [
+      { ...voided, status: 'void', updated_at: '2030-01-01T00:00:00.000Z' } as never,
+    ]);
+    await load.remove(WS, [deletion(deleted.id, '2030-01-01T00:00:00.000Z')]);
+    const { version } = await load.finish();
+
+    const errors: string[] = [];
+    const args = { type: 'invoice', cursor };
+    const { page, frame, result } = await shown(
+      'list_changes',
+      args,
+      '.changes table',
+      errors,
+      'answers',
+      {
+        // Beside them, a tombstone whose id is hostile text, no longer visible to this token.
+        alter: (data) => {
+          (data.items as Data[]).push({
+            type: 'invoice',
+            id: HOSTILE,
+            version,
+            record: null,
+            removed: { reason: 'not_visible' },
+          });
+        },
+      },
+    );
+    const items = (result.structuredContent as { items: Data[] }).items;
+    assert.deepEqual(
+      items.map((item) => [item.id, item.record === null ? item.removed : 'record']),
+      [
+        [String(voided.id), 'record'],
+        [String(deleted.id), { reason: 'deleted' }],
+      ],
+    );
+    const number = (voided as { number: string }).number;
+    assert.deepEqual(await feedRows(frame), [
+      {
+        id: String(voided.id),
+        removed: false,
+        cells: [
+          String(version),
+          'invoice',
+          String(voided.id),
+          number,
+          'void',
+          '2030-01-01 00:00 UTC',
+        ],
+      },
+      {
+        id: String(deleted.id),
+        removed: true,
+        cells: [String(version), 'invoice', String(deleted.id), 'deleted', '—', '—'],
+      },
+      {
+        id: HOSTILE,
+        removed: true,
+        cells: [String(version), 'invoice', HOSTILE, 'no longer visible', '—', '—'],
+      },
+    ]);
+    assert.equal(await frame.$$eval('.changes img, .changes tbody script', (n) => n.length), 0);
+    assert.equal(await frame.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
+    assert.deepEqual(errors, []);
+  });
+
+  it('says an expired cursor on Load more by its code: cursor_expired', async () => {
+    const errors: string[] = [];
+    const { frame } = await shown('list_changes', { limit: 5 }, '.changes table', errors);
+    // With no days kept, this deletion's tombstone goes at once: the page's cursor is expired.
+    const load = await h.store.openLoad({ tombstoneDays: 0 });
+    await load.remove(WS, [deletion((await deletableInvoice(2)).id, '2030-01-02T00:00:00.000Z')]);
+    await load.finish();
+    await frame.click('.changes button.more');
+    await frame.waitForSelector('.changes .refusal');
+    assert.match(
+      (await frame.textContent('.changes .refusal')) ?? '',
+      /Refused \(cursor_expired\)/,
+    );
+    assert.equal(await frame.$$eval('.changes tbody tr', (rows) => rows.length), 5);
+    assert.deepEqual(errors, []);
+  });
+
   it('saves "Download CSV" through the host, as the table reads', async () => {
     const errors: string[] = [];
     const args = { query: { metrics: ['spend'], dimensions: ['supplier', 'currency'] } };

@@ -22,6 +22,8 @@ const REFUSAL_WORDS: Record<string, string> = {
     'The rest of this answer can no longer be fetched (its place marker belongs to another query or sign-in): run the query again.',
   stale_cursor:
     'The catalog changed while this answer was being read, so it cannot go on: run the query again from the start.',
+  cursor_expired:
+    'Deletions since this point are no longer kept, so the changes cannot go on from it: read them again from the start.',
   not_found: 'No saved query with that id is visible to you.',
 };
 

@@ -7,7 +7,13 @@
 import { FEED_TYPE_OF, isFeedTable, type FeedType } from '../sql/change-log.js';
 import type { DataTable } from '../schema.js';
 import type { Row } from '../sink.js';
-import { AudienceLog, lineSuppliers, ownAudiences, SupplierLinks } from './audiences.js';
+import {
+  AudienceLog,
+  lineSuppliers,
+  ownAudiences,
+  SupplierLinks,
+  supplierAudience,
+} from './audiences.js';
 import { DeletionPass, type Deletion } from './deletions.js';
 import type { LoadCounts } from './load-writer.js';
 import type { WriteSession } from './write-session.js';
@@ -83,6 +89,34 @@ export class Departures {
         row.supplier_ref === null ? [...after, ...lines] : after,
       );
     }
+  }
+
+  /**
+   * Lines this load added: the billing entities of their suppliers read the consolidated
+   * invoices they are on, and lose their tombstones of them (an invoice deleted and brought back
+   * comes back to them with its lines, which `noteWritten` does not see yet).
+   */
+  async noteLines(lines: readonly Row[]): Promise<void> {
+    if (!this.deletionsHeld) return;
+    const readers = new Map<string, Set<string>>();
+    for (const line of lines) {
+      if (line.supplier_ref === null || line.supplier_ref === undefined) continue;
+      const id = String(line.invoice_id);
+      readers.set(id, (readers.get(id) ?? new Set()).add(supplierAudience(line.supplier_ref)));
+    }
+    if (readers.size === 0) return;
+    const consolidated = await this.session.all(
+      `SELECT id, workspace_id FROM invoices WHERE supplier_ref IS NULL AND id IN (${placeholders(readers.size)})`,
+      [...readers.keys()],
+    );
+    await this.audiences.readable(
+      consolidated.map((invoice) => ({
+        workspaceId: String(invoice.workspace_id),
+        type: 'invoice' as const,
+        id: String(invoice.id),
+        audiences: [...(readers.get(String(invoice.id)) ?? [])],
+      })),
+    );
   }
 
   private audienced(type: FeedType, row: Row) {

@@ -242,6 +242,7 @@ export class LoadWriter {
     if (table === 'invoice_lines' && inserted.length > 0) {
       await facts.inserted('lines', inserted);
       await this.recordChanges('invoice', workspace, distinct(inserted, 'invoice_id'));
+      if (!this.deferChangeLog) await this.departures.noteLines(inserted);
     }
   }
 
