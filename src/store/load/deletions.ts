@@ -22,7 +22,7 @@ import {
   type AudienceLog,
   type SupplierLinks,
 } from './audiences.js';
-import type { LoadCounts } from './load-writer.js';
+import type { LoadCounts } from './load-counts.js';
 import type { WriteSession } from './write-session.js';
 
 /** One row of `deletions.csv` or `deletions.ndjson`, with where it came from. */

@@ -15,7 +15,7 @@ import {
   supplierAudience,
 } from './audiences.js';
 import { DeletionPass, type Deletion } from './deletions.js';
-import type { LoadCounts } from './load-writer.js';
+import type { LoadCounts } from './load-counts.js';
 import type { WriteSession } from './write-session.js';
 
 /** The record an entry or line belongs to: not stored (deleted), the part is skipped. */

@@ -22,17 +22,10 @@ import {
 } from './upsert-rules.js';
 import { FactDelta, type Dependent, type FactTable } from './fact-delta.js';
 import { Departures } from './departures.js';
+import type { LoadCounts } from './load-counts.js';
 import type { WriteSession } from './write-session.js';
 
-/** What a load did with the rows of one table. */
-export interface LoadCounts {
-  inserted: number;
-  updated: number;
-  unchanged: number;
-  skipped: number;
-  /** Records taken out by deletions (DESIGN §4.13); entries and lines with their timesheet or invoice. */
-  deleted: number;
-}
+export type { LoadCounts } from './load-counts.js';
 
 /** A row the rules refuse, met while writing (the check pass refuses such files beforehand). */
 export class LoadConflictError extends Error {
