@@ -17,6 +17,7 @@ const LAYERS = [
   ['auth', ['auth/']],
   ['metrics', ['metrics/']],
   ['operations', ['operations/']],
+  ['webhooks', ['webhooks/']],
   ['seed', ['seed/']],
   ['importer', ['importer/']],
   ['admin', ['admin/']],

@@ -113,6 +113,11 @@ export interface Config {
    * and of records that left a token's view, default 30; 0 removes them at the load that made them.
    */
   tombstoneDays: number;
+  /**
+   * VMS_READ_WEBHOOK_ALLOW_INSECURE: `1` lets webhooks go to http URLs and private or loopback
+   * addresses (tests, a private network); unset, empty or `0`: https and public addresses only.
+   */
+  webhookAllowInsecure: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -319,5 +324,6 @@ export function readConfig(env: Env = process.env): Config {
       0,
       'must be a whole number of days (0 removes tombstones at once)',
     ),
+    webhookAllowInsecure: onOff(env, 'VMS_READ_WEBHOOK_ALLOW_INSECURE'),
   };
 }

@@ -13,13 +13,22 @@ export interface Flag {
   value?: string;
   /** What the flag does, one line. */
   help: string;
+  /** A string flag that may be given again and again (`--type a --type b`): its values in order. */
+  multiple?: boolean;
 }
 
 export type Flags = Record<string, Flag>;
 
-/** The parsed values: a string flag gives its text, a boolean flag true; absent ones undefined. */
+/**
+ * The parsed values: a string flag gives its text (a `multiple` one, its texts), a boolean flag
+ * true; absent ones undefined.
+ */
 export type Values<F extends Flags> = {
-  [K in keyof F]?: F[K]['type'] extends 'string' ? string : boolean;
+  [K in keyof F]?: F[K]['type'] extends 'string'
+    ? F[K]['multiple'] extends true
+      ? string[]
+      : string
+    : boolean;
 };
 
 export interface CommandSpec<F extends Flags> {
@@ -53,7 +62,12 @@ const HELP_FLAG: Flag = { type: 'boolean', help: 'print this help' };
 
 export function defineCommand<F extends Flags>(spec: CommandSpec<F>): Command {
   const options: NonNullable<ParseArgsConfig['options']> = {
-    ...Object.fromEntries(Object.entries(spec.flags).map(([name, { type }]) => [name, { type }])),
+    ...Object.fromEntries(
+      Object.entries(spec.flags).map(([name, { type, multiple }]) => [
+        name,
+        { type, ...(multiple ? { multiple } : {}) },
+      ]),
+    ),
     help: { type: 'boolean', short: 'h' },
   };
   const usage = usageOf(spec);

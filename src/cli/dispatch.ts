@@ -15,6 +15,13 @@ import { serveCommand } from './serve-command.js';
 import { tokenCreateCommand, tokenRevokeCommand } from './token-command.js';
 import { packageVersion } from './version.js';
 import { workspaceListCommand } from './workspace-command.js';
+import {
+  webhookCreateCommand,
+  webhookDeleteCommand,
+  webhookDisableCommand,
+  webhookEnableCommand,
+  webhookListCommand,
+} from './webhook-command.js';
 
 /** Every command, in the order the help lists them; a two-word name is typed as two words. */
 const COMMANDS: readonly Command[] = [
@@ -30,6 +37,11 @@ const COMMANDS: readonly Command[] = [
   savedQueryCreateCommand,
   importCommand,
   eraseCommand,
+  webhookCreateCommand,
+  webhookListCommand,
+  webhookDisableCommand,
+  webhookEnableCommand,
+  webhookDeleteCommand,
   factsRefreshCommand,
 ];
 

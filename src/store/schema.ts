@@ -11,6 +11,7 @@
 
 import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES, START_CHANGE_LOG } from './sql/change-log.js';
 import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
+import { WEBHOOK_SUBSCRIPTIONS_TABLE } from './sql/webhook-subscriptions.js';
 import { REFRESH_REPORT_FACTS, REPORT_FACT_TABLES } from './sql/report-facts.js';
 import type { Table } from './table.js';
 
@@ -319,6 +320,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { tables: [OAUTH_RECORDS_TABLE], statements: [] },
   // 5: deletions, and what the change feed says of records that left (DESIGN §4.13).
   { tables: TOMBSTONE_TABLES, statements: [] },
+  // 6: webhook subscriptions (DESIGN §4.14).
+  { tables: [WEBHOOK_SUBSCRIPTIONS_TABLE], statements: [] },
 ];
 
 /** Every table of the schema by name. */

@@ -24,6 +24,7 @@ import {
 import { changedRecordsSql, changePositionsSql } from './sql/changes-sql.js';
 import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES } from './sql/change-log.js';
 import { oauthRecords, type OAuthRecords } from './sql/oauth-records.js';
+import { webhookRecords, type WebhookRecords } from './sql/webhook-subscriptions.js';
 import {
   stampOf,
   type Change,
@@ -182,6 +183,16 @@ export abstract class SqlStore implements Store {
   }
 
   private oauth: OAuthRecords | null = null;
+
+  /** Webhook subscriptions (sql/webhook-subscriptions.ts). */
+  webhooks(): WebhookRecords {
+    return (this.webhookPart ??= webhookRecords({
+      all: (sql, params) => this.all(sql, params),
+      run: (sql, params) => this.run(sql, params),
+    }));
+  }
+
+  private webhookPart: WebhookRecords | undefined;
 
   authorizationRecords(): OAuthRecords {
     return (this.oauth ??= oauthRecords({

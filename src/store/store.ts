@@ -6,6 +6,7 @@ import type { DataTable } from './schema.js';
 import type { Load, LoadOptions } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
 import type { OAuthRecords } from './sql/oauth-records.js';
+import type { WebhookRecords } from './sql/webhook-subscriptions.js';
 import type { ErasureOutcome } from './sql/erasure.js';
 
 export type Row = Record<string, unknown>;
@@ -336,9 +337,15 @@ export interface AuthorizationRecords {
   authorizationRecords(): OAuthRecords;
 }
 
+/** Webhook subscriptions (DESIGN §4.14): the webhook commands and the delivery. */
+export interface WebhookStore {
+  webhooks(): WebhookRecords;
+}
+
 export interface Store
   extends
     StoreLifecycle,
+    WebhookStore,
     TokenReads,
     ResourceReads,
     ReportFacts,

@@ -19,6 +19,7 @@ describe('readConfig: the environment, read once and checked', () => {
       sendTimeoutMs: 30_000,
       unsentMb: 64,
       tombstoneDays: 30,
+      webhookAllowInsecure: false,
       origins: { publicUrl: undefined, allowedOrigins: [] },
       pgPoolSize: 10,
       reportEngine: 'columnar',
@@ -48,6 +49,7 @@ describe('readConfig: the environment, read once and checked', () => {
       VMS_READ_SEND_TIMEOUT_MS: '5000',
       VMS_READ_UNSENT_MB: '8',
       VMS_READ_TOMBSTONE_DAYS: '0',
+      VMS_READ_WEBHOOK_ALLOW_INSECURE: '1',
       VMS_READ_PUBLIC_URL: 'https://vms.example.com/base',
       VMS_READ_ALLOWED_ORIGINS: ' https://a.example , ,https://b.example',
       VMS_READ_PG_POOL_SIZE: '4',
@@ -83,6 +85,7 @@ describe('readConfig: the environment, read once and checked', () => {
       sendTimeoutMs: 5000,
       unsentMb: 8,
       tombstoneDays: 0,
+      webhookAllowInsecure: true,
       origins: {
         publicUrl: 'https://vms.example.com/base',
         allowedOrigins: ['https://a.example', 'https://b.example'],

@@ -1,0 +1,97 @@
+import { createWebhook, deleteWebhook, listWebhooks, setWebhookState } from '../admin/webhooks.js';
+import { DB_FLAG, openDb, required, requiredId, TOKEN_FLAG, tokenOf } from './args.js';
+import { defineCommand } from './command.js';
+
+/** The webhook commands (DESIGN §4.14; admin/webhooks.ts). */
+export const webhookCreateCommand = defineCommand({
+  name: 'webhook create',
+  synopsis: '--db D --token T --url URL [--type TYPE]…',
+  summary: 'subscribe a URL to what list_changes shows a token; prints {id, secret}',
+  description:
+    'Makes a subscription that pushes to URL what list_changes shows access key T (its\n' +
+    'role, scopes and visibility; revoking the key disables it), of the --type item\n' +
+    'types given or of all, for the changes after the data version current now. Prints\n' +
+    'JSON {id, secret}: the secret (whsec_…) verifies the signatures, as the Standard\n' +
+    'Webhooks libraries do; it is shown once here. The URL must be https and resolve to\n' +
+    'public addresses (VMS_READ_WEBHOOK_ALLOW_INSECURE=1 allows http and private ones);\n' +
+    'a refused URL or an unknown token exits 2 with one line.',
+  flags: {
+    db: DB_FLAG,
+    token: TOKEN_FLAG,
+    url: { type: 'string', value: 'URL', help: 'where to POST the changes (https)' },
+    type: {
+      type: 'string',
+      value: 'TYPE',
+      multiple: true,
+      help: 'an item type to push (again for more): supplier, worker, assignment, …',
+    },
+  },
+  async run({ values }, config) {
+    const url = required(values.url, '--url');
+    const token = tokenOf(values.token, config);
+    const store = await openDb(values.db, config);
+    try {
+      const created = await createWebhook(
+        store,
+        { token, url, types: values.type ?? [], now: new Date() },
+        { allowInsecure: config.webhookAllowInsecure },
+      );
+      process.stdout.write(`${JSON.stringify(created)}\n`);
+    } finally {
+      await store.close();
+    }
+  },
+});
+
+export const webhookListCommand = defineCommand({
+  name: 'webhook list',
+  synopsis: '--db D [--json]',
+  summary: 'list the webhook subscriptions (with --json, a JSON array)',
+  description:
+    'Lists the subscriptions: with --json a JSON array of {id, workspace, url, types,\n' +
+    'state, fromVersion, createdAt} (state active, disabled or failing; a subscription\n' +
+    'whose token was revoked or expired is disabled); without, one tab-separated line\n' +
+    'each: id, state, workspace, url. Secrets are never shown again.',
+  flags: { db: DB_FLAG, json: { type: 'boolean', help: 'print a JSON array' } },
+  async run({ values }, config) {
+    const store = await openDb(values.db, config);
+    try {
+      const webhooks = await listWebhooks(store, new Date());
+      if (values.json) process.stdout.write(`${JSON.stringify(webhooks)}\n`);
+      else
+        for (const w of webhooks)
+          process.stdout.write(`${w.id}\t${w.state}\t${w.workspace}\t${w.url}\n`);
+    } finally {
+      await store.close();
+    }
+  },
+});
+
+const ID_FLAG = { type: 'string', value: 'ID', help: 'the subscription id' } as const;
+
+/** `webhook enable|disable|delete --id`: one subscription, by id; an unknown id exits 2. */
+function byId(action: 'enable' | 'disable' | 'delete', summary: string) {
+  return defineCommand({
+    name: `webhook ${action}`,
+    synopsis: '--db D --id ID',
+    summary,
+    description: `${summary[0].toUpperCase()}${summary.slice(1)}; prints "${action}d". An unknown id exits 2.`,
+    flags: { db: DB_FLAG, id: ID_FLAG },
+    async run({ values }, config) {
+      const id = requiredId(values.id, '--id');
+      const store = await openDb(values.db, config);
+      try {
+        const now = new Date();
+        if (action === 'delete') await deleteWebhook(store, id);
+        else await setWebhookState(store, id, action === 'enable' ? 'active' : 'disabled', now);
+        process.stdout.write(`${action}d\n`);
+      } finally {
+        await store.close();
+      }
+    },
+  });
+}
+
+export const webhookEnableCommand = byId('enable', 'start pushing to a subscription again');
+export const webhookDisableCommand = byId('disable', 'stop pushing to a subscription');
+export const webhookDeleteCommand = byId('delete', 'remove a subscription');
