@@ -1,0 +1,142 @@
+/**
+ * One webhook request (DESIGN §4.14): POST the body to the URL and say what came back, on node's
+ * own http and https clients. The safety rules of a delivery live here:
+ *
+ * - every address the host resolves to when the connection is made is checked again
+ *   (`isPublicAddress`), so a name that resolved to a public address at `webhook create` and to
+ *   a private one now is refused before any byte is sent (DNS rebinding);
+ * - redirects are never followed (node's clients do not): a 3xx is an answer like any non-2xx;
+ * - at most `maxResponseBytes` of the answer are read, then the connection is dropped;
+ * - the whole exchange is bounded by `timeoutMs`.
+ *
+ * `allowInsecure` (VMS_READ_WEBHOOK_ALLOW_INSECURE=1) lifts the address rules, for tests and
+ * private networks. Nothing here logs the body, the headers or the secret.
+ */
+import { lookup as systemLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import ipaddr from 'ipaddr.js';
+import { isPublicAddress } from './addresses.js';
+
+export interface PostOptions {
+  allowInsecure: boolean;
+  /** Default 10 s. */
+  timeoutMs?: number;
+  /** How much of the answer is read; default 4 KiB. */
+  maxResponseBytes?: number;
+  /** How a host name resolves when connecting (tests); node's dns.lookup by default. */
+  resolve?: (host: string) => Promise<string[]>;
+}
+
+/** What a request came to: an HTTP status, or why there was none. */
+export type PostOutcome = { status: number; body: string } | { error: string };
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** The lookup the connection uses: every address checked, the refusal as a connection error. */
+function checkedLookup(options: PostOptions) {
+  return (host: string, lookupOptions: { all?: boolean }, callback: LookupCallback) => {
+    const resolved = options.resolve
+      ? options.resolve(host)
+      : new Promise<string[]>((resolve, reject) =>
+          systemLookup(host, { all: true, verbatim: true }, (error, addresses) =>
+            error ? reject(error) : resolve(addresses.map((a) => a.address)),
+          ),
+        );
+    resolved.then(
+      (addresses) => {
+        const inside = addresses.find((a) => !isPublicAddress(a));
+        if (!options.allowInsecure && inside !== undefined) {
+          callback(
+            Object.assign(
+              new Error(`${host} resolves to ${inside}, which is not a public address`),
+              {
+                code: 'EWEBHOOKADDRESS',
+              },
+            ),
+            '',
+          );
+          return;
+        }
+        if (addresses.length === 0) {
+          callback(Object.assign(new Error(`${host} does not resolve`), { code: 'ENOTFOUND' }), '');
+          return;
+        }
+        const all = addresses.map((address) => ({
+          address,
+          family: ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4,
+        }));
+        if (lookupOptions.all) callback(null, all);
+        else callback(null, all[0].address, all[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, ''),
+    );
+  };
+}
+
+export async function postWebhook(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: PostOptions,
+): Promise<PostOutcome> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxResponseBytes = options.maxResponseBytes ?? 4096;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowInsecure && ipaddr.isValid(host) && !isPublicAddress(host))
+    return { error: `${host} is not a public address` };
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<PostOutcome>((resolve) => {
+    let settled = false;
+    const settle = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      request.destroy();
+      resolve(outcome);
+    };
+    const request = client.request(url, {
+      method: 'POST',
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      },
+      lookup: checkedLookup(options) as never,
+      agent: false,
+    });
+    const timer = setTimeout(
+      () => settle({ error: `no answer within ${timeoutMs / 1000} s` }),
+      timeoutMs,
+    );
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      settle({
+        error:
+          error.code === 'EWEBHOOKADDRESS'
+            ? error.message
+            : `${error.code ?? 'error'}: ${error.message}`,
+      }),
+    );
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      let held = 0;
+      const done = () =>
+        settle({
+          status: response.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8').slice(0, maxResponseBytes),
+        });
+      response.on('data', (chunk: Buffer) => {
+        if (held < maxResponseBytes) chunks.push(chunk.subarray(0, maxResponseBytes - held));
+        held += chunk.length;
+        if (held >= maxResponseBytes) done();
+      });
+      response.on('end', done);
+      response.on('error', done);
+    });
+    request.end(body);
+  });
+}
