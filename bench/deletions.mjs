@@ -10,7 +10,7 @@
 //        [--out F]
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runImport, WORKSPACE, writeCsv } from './load-files.mjs';
@@ -21,7 +21,16 @@ import {
   startServer,
   untilReflected,
 } from './load-server.mjs';
-import { benchDb, benchSeed, cli, ensureSeeded, log as say, round, waitFor } from './lib.mjs';
+import {
+  benchDb,
+  benchSeed,
+  cli,
+  ensureSeeded,
+  log as say,
+  machine,
+  round,
+  waitFor,
+} from './lib.mjs';
 
 const log = (message) => say(`[deletions] ${message}`);
 
@@ -50,23 +59,18 @@ function timesheetsHolding(sqlite, entries) {
   return { ids: picked, entries: held };
 }
 
-/** The baseline of a deletion: the same entries, facts and timesheets deleted by plain SQL. */
-function baselineDeletion(source, ids) {
+/**
+ * A baseline: `work` timed on a fresh copy of the seeded database opened by better-sqlite3 as
+ * the store opens it (WAL, freed space zeroed), the copy removed after.
+ */
+function onCopy(source, work) {
   const { copy } = copyDatabase(source);
   try {
     const db = new Database(copy);
     db.pragma('journal_mode = WAL');
     db.pragma('secure_delete = ON');
     const started = performance.now();
-    db.transaction(() => {
-      db.exec('CREATE TEMP TABLE doomed (id TEXT PRIMARY KEY)');
-      const add = db.prepare('INSERT INTO doomed (id) VALUES (?)');
-      for (const id of ids) add.run(id);
-      db.exec(`DELETE FROM report_time_entries WHERE (workspace_id, work_date, id) IN
-        (SELECT e.workspace_id, e.work_date, e.id FROM time_entries e WHERE e.timesheet_id IN (SELECT id FROM doomed))`);
-      db.exec('DELETE FROM time_entries WHERE timesheet_id IN (SELECT id FROM doomed)');
-      db.exec('DELETE FROM timesheets WHERE id IN (SELECT id FROM doomed)');
-    })();
+    work(db);
     const seconds = (performance.now() - started) / 1000;
     db.close();
     return seconds;
@@ -75,25 +79,28 @@ function baselineDeletion(source, ids) {
   }
 }
 
+/** The baseline of a deletion: the same entries, facts and timesheets deleted by plain SQL. */
+const baselineDeletion = (source, ids) =>
+  onCopy(source, (db) =>
+    db.transaction(() => {
+      db.exec('CREATE TEMP TABLE doomed (id TEXT PRIMARY KEY)');
+      const add = db.prepare('INSERT INTO doomed (id) VALUES (?)');
+      for (const id of ids) add.run(id);
+      db.exec(`DELETE FROM report_time_entries WHERE (workspace_id, work_date, id) IN
+        (SELECT e.workspace_id, e.work_date, e.id FROM time_entries e WHERE e.timesheet_id IN (SELECT id FROM doomed))`);
+      db.exec('DELETE FROM time_entries WHERE timesheet_id IN (SELECT id FROM doomed)');
+      db.exec('DELETE FROM timesheets WHERE id IN (SELECT id FROM doomed)');
+    })(),
+  );
+
 /** The baseline of an erasure: the same row updated and the write-ahead log truncated. */
-function baselineErasure(source, workerId) {
-  const { copy } = copyDatabase(source);
-  try {
-    const db = new Database(copy);
-    db.pragma('journal_mode = WAL');
-    db.pragma('secure_delete = ON');
-    const started = performance.now();
+const baselineErasure = (source, workerId) =>
+  onCopy(source, (db) => {
     db.prepare(
       "UPDATE workers SET display_name = '(erased)', work_email = NULL, updated_at = ? WHERE id = ?",
     ).run(new Date().toISOString(), workerId);
     db.pragma('wal_checkpoint(TRUNCATE)');
-    const seconds = (performance.now() - started) / 1000;
-    db.close();
-    return seconds;
-  } finally {
-    removeCopy(copy);
-  }
-}
+  });
 
 /** `vms-read erase` with its wall time. */
 function timedErase(db, workerId) {
@@ -181,12 +188,7 @@ async function main() {
 
     const result = {
       date: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model,
-        memoryGb: round(totalmem() / 2 ** 30),
-        node: process.version,
-      },
+      machine: machine(),
       scale: values.scale,
       seed: { ...seed, ...seedFigures },
       workspace: WORKSPACE,

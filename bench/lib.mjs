@@ -2,6 +2,7 @@
 // database of a scale, and waiting for a server to answer.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 
 export { freePort } from '../dist/test/support/pg-cluster.js';
 
@@ -153,4 +154,14 @@ export async function waitFor(url, seconds = 30) {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not come up`);
+}
+
+/** The machine a benchmark ran on, as every result file records it. */
+export function machine() {
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memoryGb: round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
 }

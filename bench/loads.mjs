@@ -10,7 +10,7 @@
 // The server side is in bench/load-server.mjs, the files a load imports in bench/load-files.mjs.
 import Database from 'better-sqlite3';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -33,7 +33,16 @@ import {
   startServer,
   untilReflected,
 } from './load-server.mjs';
-import { benchDb, benchSeed, cli, ensureSeeded, log as say, round, waitFor } from './lib.mjs';
+import {
+  benchDb,
+  benchSeed,
+  cli,
+  ensureSeeded,
+  log as say,
+  machine,
+  round,
+  waitFor,
+} from './lib.mjs';
 
 const log = (message) => say(`[loads] ${message}`);
 
@@ -275,12 +284,7 @@ async function main() {
 
     const result = {
       date: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model,
-        memoryGb: round(totalmem() / 2 ** 30),
-        node: process.version,
-      },
+      machine: machine(),
       scale: values.scale,
       db: source,
       seed: { ...seed, ...seedFigures },

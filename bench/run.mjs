@@ -7,7 +7,6 @@ import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   benchDb,
@@ -15,6 +14,7 @@ import {
   ensureSeeded,
   freePort,
   log,
+  machine,
   mintToken,
   round,
   spawnServer,
@@ -354,12 +354,7 @@ async function main() {
     const peakRssMb = round(Math.max(rss.peak(), rss.peakHwm()));
     const output = {
       date: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model,
-        memoryGb: round(totalmem() / 2 ** 30),
-        node: process.version,
-      },
+      machine: machine(),
       quick: QUICK,
       deletions,
       secondsPerWorkload: SECONDS,

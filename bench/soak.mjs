@@ -10,13 +10,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   cli,
   ensureSeeded,
   freePort,
   log,
+  machine,
   mintToken as mintTokenOf,
   processMemory,
   spawnServer,
@@ -753,12 +753,7 @@ function summarize(r) {
     date: new Date().toISOString(),
     command: r.commandLine,
     git: { branch: git('rev-parse', '--abbrev-ref', 'HEAD'), commit: git('rev-parse', 'HEAD') },
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model,
-      memoryGb: round(totalmem() / 2 ** 30),
-      node: process.version,
-    },
+    machine: machine(),
     seed: SEED,
     minutes: MINUTES,
     scale: SCALE,
