@@ -33,6 +33,9 @@ export const DEFAULT_REPORT_TIMEOUT_MS = 10_000;
 export const DEFAULT_DRAIN_MS = 8000;
 export const DEFAULT_PG_POOL_SIZE = 10;
 export const DEFAULT_TOMBSTONE_DAYS = 30;
+/** DESIGN §4.14: a failed webhook delivery's first retry gap, and a delivery claim's length. */
+export const DEFAULT_WEBHOOK_RETRY_MS = 5000;
+export const DEFAULT_WEBHOOK_LEASE_MS = 30_000;
 
 export interface Config {
   /** VMS_READ_DB: the database when `--db` is not given. */
@@ -118,6 +121,13 @@ export interface Config {
    * addresses (tests, a private network); unset, empty or `0`: https and public addresses only.
    */
   webhookAllowInsecure: boolean;
+  /** VMS_READ_WEBHOOK_RETRY_MS: the gap before a failed delivery's first retry, default 5000. */
+  webhookRetryMs: number;
+  /**
+   * VMS_READ_WEBHOOK_LEASE_MS: how long an instance's claim on a subscription lasts unrenewed,
+   * default 30000: how soon another instance takes over from one that died.
+   */
+  webhookLeaseMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -325,5 +335,19 @@ export function readConfig(env: Env = process.env): Config {
       'must be a whole number of days (0 removes tombstones at once)',
     ),
     webhookAllowInsecure: onOff(env, 'VMS_READ_WEBHOOK_ALLOW_INSECURE'),
+    webhookRetryMs: wholeNumber(
+      env,
+      'VMS_READ_WEBHOOK_RETRY_MS',
+      DEFAULT_WEBHOOK_RETRY_MS,
+      1,
+      'must be a whole number of milliseconds, at least 1',
+    ),
+    webhookLeaseMs: wholeNumber(
+      env,
+      'VMS_READ_WEBHOOK_LEASE_MS',
+      DEFAULT_WEBHOOK_LEASE_MS,
+      1000,
+      'must be a whole number of milliseconds, at least 1000',
+    ),
   };
 }

@@ -23,6 +23,7 @@ import { CatalogCache } from './operations/catalog-cache.js';
 import { ResultCache } from './operations/result-cache.js';
 import type { ReportFacts, Store, Workspace } from './store/store.js';
 import { warmReports, type WarmUp } from './operations/warm-up.js';
+import { WebhookDelivery, type DeliverySettings } from './webhooks/delivery.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -69,6 +70,8 @@ export interface ServiceOptions {
    * (and by every load); unset, the service sweeps none itself.
    */
   tombstoneDays?: number;
+  /** Deliver the webhook subscriptions (DESIGN §4.14) with these settings; `serve` always does. */
+  webhooks?: DeliverySettings;
 }
 
 /** How often a server removes tombstones past the horizon (DESIGN §4.13: at least hourly). */
@@ -105,6 +108,7 @@ export function serviceSettings(
   | 'oauthServer'
   | 'webSignIn'
   | 'tombstoneDays'
+  | 'webhooks'
 > {
   const { secret, quotaPerMinute, redisUrl, reportTimeoutMs, origins, cache, metrics } = config;
   return {
@@ -116,6 +120,11 @@ export function serviceSettings(
     cacheReports: cache,
     cacheReads: cache,
     tombstoneDays: config.tombstoneDays,
+    webhooks: {
+      allowInsecure: config.webhookAllowInsecure,
+      retryMs: config.webhookRetryMs,
+      leaseMs: config.webhookLeaseMs,
+    },
     metrics,
     slowReaders: { sendMs: config.sendTimeoutMs, unsentBytes: config.unsentMb * 1024 * 1024 },
     oauthIssuers: config.oauthIssuers,
@@ -209,6 +218,20 @@ export async function createService(
     }, TOMBSTONE_SWEEP_MS);
     sweep.unref();
     app.addHook('onClose', async () => clearInterval(sweep));
+  }
+  if (options.webhooks) {
+    const delivery = new WebhookDelivery(
+      {
+        store: options.store,
+        executor,
+        log: app.log,
+        meters: executor.deps.metrics?.webhooks,
+        now: options.now && (() => options.now!().getTime()),
+      },
+      options.webhooks,
+    );
+    delivery.start();
+    app.addHook('onClose', () => delivery.stop());
   }
   return { app, executor };
 }

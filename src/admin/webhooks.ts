@@ -3,8 +3,9 @@
  * key, pushing what `list_changes` shows that key from the data version current when it is made.
  */
 import { randomBytes } from 'node:crypto';
-import { hashToken } from '../auth/tokens.js';
+import { hashToken, liveKey } from '../auth/tokens.js';
 import { FEED_TYPE_NAMES } from '../store/sql/change-log.js';
+import type { DeliveryAttempt } from '../store/sql/webhook-progress.js';
 import type { WebhookState, WebhookSubscription } from '../store/sql/webhook-subscriptions.js';
 import type { Store } from '../store/store.js';
 import {
@@ -23,13 +24,6 @@ export interface WebhookRequest {
   now: Date;
 }
 
-/** A key that no longer authenticates (revoked or expired) pushes nothing. */
-function keyLives(token: { revokedAt: string | null; expiresAt: string | null }, now: Date) {
-  return (
-    token.revokedAt === null && (token.expiresAt === null || token.expiresAt > now.toISOString())
-  );
-}
-
 /** A new subscription: its id and its signing secret (`whsec_` + base64, shown once here). */
 export async function createWebhook(
   store: Store,
@@ -38,7 +32,9 @@ export async function createWebhook(
 ): Promise<{ id: string; secret: string }> {
   const token = await store.findTokenByHash(hashToken(request.token));
   if (!token) throw new AdminError('no such token');
-  if (!keyLives(token, request.now)) throw new AdminError('the token is revoked or expired');
+  // A key that no longer authenticates (revoked or expired) pushes nothing.
+  if (!(await liveKey(store, token.id, request.now.getTime())))
+    throw new AdminError('the token is revoked or expired');
   for (const type of request.types)
     if (!(FEED_TYPE_NAMES as readonly string[]).includes(type))
       throw new AdminError(
@@ -83,13 +79,13 @@ export interface WebhookSummary {
 export async function listWebhooks(store: Store, now: Date): Promise<WebhookSummary[]> {
   const summaries: WebhookSummary[] = [];
   for (const s of await store.webhooks().listWebhooks()) {
-    const token = await store.findTokenById(s.tokenId);
+    const key = await liveKey(store, s.tokenId, now.getTime());
     summaries.push({
       id: s.id,
       workspace: s.workspaceId,
       url: s.url,
       types: s.types,
-      state: token && keyLives(token, now) ? s.state : 'disabled',
+      state: key ? s.state : 'disabled',
       fromVersion: s.fromVersion,
       createdAt: s.createdAt,
     });
@@ -103,10 +99,32 @@ export async function setWebhookState(
   state: 'active' | 'disabled',
   now: Date,
 ): Promise<void> {
-  if (!(await store.webhooks().setWebhookState(id, state, now.toISOString())))
+  const webhooks = store.webhooks();
+  if (!(await webhooks.setWebhookState(id, state, now.toISOString())))
     throw new AdminError(`no such webhook: ${id}`);
+  // Enabled again (after a 410, or failing): the delivery waiting is tried at once, for 3 more days.
+  if (state === 'active') await webhooks.resetRetries(id);
 }
 
 export async function deleteWebhook(store: Store, id: string): Promise<void> {
-  if (!(await store.webhooks().deleteWebhook(id))) throw new AdminError(`no such webhook: ${id}`);
+  const webhooks = store.webhooks();
+  if (!(await webhooks.deleteWebhook(id))) throw new AdminError(`no such webhook: ${id}`);
+  await webhooks.forget(id);
+}
+
+/** An attempt as `webhook deliveries` shows it: the log's, with its time as an ISO timestamp. */
+export type AttemptSummary = Omit<DeliveryAttempt, 'subscriptionId' | 'at'> & { at: string };
+
+/** The subscription's most recent attempts, newest first. */
+export async function webhookDeliveries(
+  store: Store,
+  id: string,
+  limit: number,
+): Promise<AttemptSummary[]> {
+  const webhooks = store.webhooks();
+  if (!(await webhooks.findWebhook(id))) throw new AdminError(`no such webhook: ${id}`);
+  return (await webhooks.recentAttempts(id, limit)).map(({ subscriptionId: _, at, ...a }) => ({
+    at: new Date(at).toISOString(),
+    ...a,
+  }));
 }

@@ -18,6 +18,7 @@ import { workspaceListCommand } from './workspace-command.js';
 import {
   webhookCreateCommand,
   webhookDeleteCommand,
+  webhookDeliveriesCommand,
   webhookDisableCommand,
   webhookEnableCommand,
   webhookListCommand,
@@ -42,6 +43,7 @@ const COMMANDS: readonly Command[] = [
   webhookDisableCommand,
   webhookEnableCommand,
   webhookDeleteCommand,
+  webhookDeliveriesCommand,
   factsRefreshCommand,
 ];
 

@@ -1,5 +1,11 @@
-import { createWebhook, deleteWebhook, listWebhooks, setWebhookState } from '../admin/webhooks.js';
-import { DB_FLAG, openDb, required, requiredId, TOKEN_FLAG, tokenOf } from './args.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhooks,
+  setWebhookState,
+  webhookDeliveries,
+} from '../admin/webhooks.js';
+import { DB_FLAG, integerOf, openDb, required, requiredId, TOKEN_FLAG, tokenOf } from './args.js';
 import { defineCommand } from './command.js';
 
 /** The webhook commands (DESIGN §4.14; admin/webhooks.ts). */
@@ -95,3 +101,38 @@ function byId(action: 'enable' | 'disable' | 'delete', summary: string) {
 export const webhookEnableCommand = byId('enable', 'start pushing to a subscription again');
 export const webhookDisableCommand = byId('disable', 'stop pushing to a subscription');
 export const webhookDeleteCommand = byId('delete', 'remove a subscription');
+
+export const webhookDeliveriesCommand = defineCommand({
+  name: 'webhook deliveries',
+  synopsis: '--db D --id ID [--limit N] [--json]',
+  summary: "a subscription's recent delivery attempts, newest first",
+  description:
+    'Shows the most recent attempts to deliver to subscription ID (at most N, default 20;\n' +
+    'the newest 100 are kept): with --json a JSON array of {at, messageId, attempt,\n' +
+    'dataVersion, items, status, error, ms, outcome}; without, one tab-separated line each:\n' +
+    'at, outcome, status (- when there was no answer), ms, messageId, error. outcome is\n' +
+    'delivered (a 2xx), retry, failing (gave up after 3 days) or disabled (a 410). An\n' +
+    'unknown id exits 2.',
+  flags: {
+    db: DB_FLAG,
+    id: ID_FLAG,
+    limit: { type: 'string', value: 'N', help: 'how many attempts (default 20, at most 100)' },
+    json: { type: 'boolean', help: 'print a JSON array' },
+  },
+  async run({ values }, config) {
+    const id = requiredId(values.id, '--id');
+    const limit = integerOf(values.limit, '--limit', 20, 1, 100);
+    const store = await openDb(values.db, config);
+    try {
+      const attempts = await webhookDeliveries(store, id, limit);
+      if (values.json) process.stdout.write(`${JSON.stringify(attempts)}\n`);
+      else
+        for (const a of attempts)
+          process.stdout.write(
+            `${a.at}\t${a.outcome}\t${a.status ?? '-'}\t${a.ms}\t${a.messageId}\t${a.error ?? ''}\n`,
+          );
+    } finally {
+      await store.close();
+    }
+  },
+});

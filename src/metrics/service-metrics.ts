@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { REFUSAL_MESSAGES } from '../semantic/refusals.js';
 import type { PoolState } from '../store/store.js';
+import { webhookMeters, type WebhookMeters } from './webhook-metrics.js';
 
 /**
  * Prometheus metrics of one service (docs/operations.md#metrics), in a registry of its own: two
@@ -81,10 +82,13 @@ export class ServiceMetrics implements ReportMetrics {
   private readonly reportDuration: Histogram<'operation' | 'engine'>;
   private readonly refusals: Counter<'operation' | 'code'>;
   private readonly operations: ReadonlySet<string>;
+  /** What webhook delivery records (webhook-metrics.ts). */
+  readonly webhooks: WebhookMeters;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
     this.operations = new Set(sources.operations);
+    this.webhooks = webhookMeters(registers);
     const requests = new Counter({
       name: 'vms_read_requests_total',
       help: 'Requests answered, by operation (none when not an operation), HTTP status and transport (rest, mcp: one per tool call).',

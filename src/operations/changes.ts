@@ -111,9 +111,14 @@ function visibleSources(principal: Principal, only: FeedType | undefined) {
  * What a feed cursor holds: the position, and the tombstone horizon when the read began (a
  * cursor from before tombstones existed holds none: 0).
  */
-type FeedCursor = readonly [version: number, type: string, id: string, horizon?: number];
+export type FeedCursor = readonly [version: number, type: string, id: string, horizon?: number];
 
-function isFeedCursor(value: unknown): value is FeedCursor {
+/** What a feed cursor is bound to: the token (or grant) reading, and the one type it follows. */
+export function feedBinding(tokenId: string, type: FeedType | undefined): string {
+  return JSON.stringify(['changes', tokenId, 'list_changes', type ?? '']);
+}
+
+export function isFeedCursor(value: unknown): value is FeedCursor {
   return (
     Array.isArray(value) &&
     (value.length === 3 || (value.length === 4 && Number.isSafeInteger(value[3]))) &&
@@ -151,12 +156,7 @@ export const listChanges = defineOperation({
   async run(ctx, params: Static<typeof ChangesInput>) {
     const { principal, workspace } = ctx;
     const pageSize = Math.min(params.limit ?? workspace.pageSize, workspace.pageSize);
-    const binding = JSON.stringify([
-      'changes',
-      principal.tokenId,
-      'list_changes',
-      params.type ?? '',
-    ]);
+    const binding = feedBinding(principal.tokenId, params.type);
     let after = START;
     let knownHorizon: number | null = null;
     if (params.cursor !== undefined) {

@@ -11,6 +11,7 @@
 
 import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES, START_CHANGE_LOG } from './sql/change-log.js';
 import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
+import { WEBHOOK_DELIVERY_TABLES } from './sql/webhook-progress.js';
 import { WEBHOOK_SUBSCRIPTIONS_TABLE } from './sql/webhook-subscriptions.js';
 import { REFRESH_REPORT_FACTS, REPORT_FACT_TABLES } from './sql/report-facts.js';
 import type { Table } from './table.js';
@@ -322,6 +323,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { tables: TOMBSTONE_TABLES, statements: [] },
   // 6: webhook subscriptions (DESIGN §4.14).
   { tables: [WEBHOOK_SUBSCRIPTIONS_TABLE], statements: [] },
+  // 7: where each subscription's delivery stands, and its recent attempts.
+  { tables: WEBHOOK_DELIVERY_TABLES, statements: [] },
 ];
 
 /** Every table of the schema by name. */

@@ -24,6 +24,7 @@ import {
 import { changedRecordsSql, changePositionsSql } from './sql/changes-sql.js';
 import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES } from './sql/change-log.js';
 import { oauthRecords, type OAuthRecords } from './sql/oauth-records.js';
+import { deliveryRecords, type DeliveryRecords } from './sql/webhook-progress.js';
 import { webhookRecords, type WebhookRecords } from './sql/webhook-subscriptions.js';
 import {
   stampOf,
@@ -185,14 +186,19 @@ export abstract class SqlStore implements Store {
   private oauth: OAuthRecords | null = null;
 
   /** Webhook subscriptions (sql/webhook-subscriptions.ts). */
-  webhooks(): WebhookRecords {
-    return (this.webhookPart ??= webhookRecords({
-      all: (sql, params) => this.all(sql, params),
-      run: (sql, params) => this.run(sql, params),
-    }));
+  webhooks(): WebhookRecords & DeliveryRecords {
+    if (!this.webhookPart) {
+      // Not the data's writes: a delivery's progress leaves the change stamp (answer caches) alone.
+      const sql = {
+        all: (sql: string, params: readonly unknown[]) => this.all(sql, params),
+        run: (sql: string, params: readonly unknown[]) => this.runAside(sql, params),
+      };
+      this.webhookPart = { ...webhookRecords(sql), ...deliveryRecords(sql) };
+    }
+    return this.webhookPart;
   }
 
-  private webhookPart: WebhookRecords | undefined;
+  private webhookPart: (WebhookRecords & DeliveryRecords) | undefined;
 
   authorizationRecords(): OAuthRecords {
     return (this.oauth ??= oauthRecords({

@@ -6,6 +6,7 @@ import type { DataTable } from './schema.js';
 import type { Load, LoadOptions } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
 import type { OAuthRecords } from './sql/oauth-records.js';
+import type { DeliveryRecords } from './sql/webhook-progress.js';
 import type { WebhookRecords } from './sql/webhook-subscriptions.js';
 import type { ErasureOutcome } from './sql/erasure.js';
 
@@ -339,7 +340,7 @@ export interface AuthorizationRecords {
 
 /** Webhook subscriptions (DESIGN §4.14): the webhook commands and the delivery. */
 export interface WebhookStore {
-  webhooks(): WebhookRecords;
+  webhooks(): WebhookRecords & DeliveryRecords;
 }
 
 export interface Store

@@ -28,20 +28,29 @@ export interface AddressOptions {
 const systemResolve = async (host: string) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-/** Checks a webhook URL; returns it parsed, or throws WebhookAddressError saying why not. */
-export async function checkWebhookUrl(text: string, options: AddressOptions): Promise<URL> {
+/**
+ * The rules a URL's text must follow, whatever its host resolves to: absolute, `https` (or `http`
+ * when insecure is allowed), no user name or password. Returns it parsed.
+ */
+export function checkUrlForm(text: string, allowInsecure: boolean): URL {
   if (!URL.canParse(text))
     throw new WebhookAddressError(`not an absolute URL: ${JSON.stringify(text)}`);
   const url = new URL(text);
-  const schemes = options.allowInsecure ? ['https:', 'http:'] : ['https:'];
+  const schemes = allowInsecure ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol))
     throw new WebhookAddressError(
-      options.allowInsecure
+      allowInsecure
         ? 'the URL must be https or http'
         : 'the URL must be https (VMS_READ_WEBHOOK_ALLOW_INSECURE=1 allows http, for tests or a private network)',
     );
   if (url.username || url.password)
     throw new WebhookAddressError('the URL must not carry a user name or password');
+  return url;
+}
+
+/** Checks a webhook URL; returns it parsed, or throws WebhookAddressError saying why not. */
+export async function checkWebhookUrl(text: string, options: AddressOptions): Promise<URL> {
+  const url = checkUrlForm(text, options.allowInsecure);
   if (options.allowInsecure) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];

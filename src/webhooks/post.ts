@@ -26,6 +26,8 @@ export interface PostOptions {
   maxResponseBytes?: number;
   /** How a host name resolves when connecting (tests); node's dns.lookup by default. */
   resolve?: (host: string) => Promise<string[]>;
+  /** Ends the request at once (the server stopping): the outcome is `{ error: 'stopped' }`. */
+  signal?: AbortSignal;
 }
 
 /** What a request came to: an HTTP status, or why there was none. */
@@ -78,6 +80,9 @@ function checkedLookup(options: PostOptions) {
   };
 }
 
+/** The error of a request ended because the server stopped. */
+export const STOPPED = 'stopped';
+
 export async function postWebhook(
   url: URL,
   body: string,
@@ -113,6 +118,9 @@ export async function postWebhook(
       () => settle({ error: `no answer within ${timeoutMs / 1000} s` }),
       timeoutMs,
     );
+    const { signal } = options;
+    if (signal?.aborted) settle({ error: STOPPED });
+    signal?.addEventListener('abort', () => settle({ error: STOPPED }), { once: true });
     request.on('error', (error: NodeJS.ErrnoException) =>
       settle({
         error:

@@ -5,7 +5,9 @@
  * Any other non-2xx answer, a time-out or a connection error is a failure to retry.
  */
 
-export const DEFAULT_RETRY_MS = 5000;
+import { DEFAULT_WEBHOOK_RETRY_MS } from '../config.js';
+
+export const DEFAULT_RETRY_MS = DEFAULT_WEBHOOK_RETRY_MS;
 export const MAX_RETRY_GAP_MS = 3_600_000;
 export const GIVE_UP_AFTER_MS = 3 * 86_400_000;
 

@@ -192,8 +192,20 @@ for (const dialect of DIALECTS) {
       rmSync(root, { recursive: true, force: true });
     });
 
-    const inserted = (n: number) => ({ inserted: n, updated: 0, unchanged: 0, skipped: 0, deleted: 0 });
-    const unchanged = (n: number) => ({ inserted: 0, updated: 0, unchanged: n, skipped: 0, deleted: 0 });
+    const inserted = (n: number) => ({
+      inserted: n,
+      updated: 0,
+      unchanged: 0,
+      skipped: 0,
+      deleted: 0,
+    });
+    const unchanged = (n: number) => ({
+      inserted: 0,
+      updated: 0,
+      unchanged: n,
+      skipped: 0,
+      deleted: 0,
+    });
     const LOADED = {
       suppliers: 1,
       workers: 1,

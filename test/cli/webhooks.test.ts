@@ -12,7 +12,7 @@ import {
   isPublicAddress,
   WebhookAddressError,
 } from '../../src/webhooks/addresses.js';
-import { runCli } from '../support/cli.js';
+import { runCli, staffKeyByCli } from '../support/cli.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
 const WS = 'ws_business';
@@ -102,22 +102,7 @@ for (const dialect of DIALECTS) {
     after(() => db.drop());
 
     /** A staff access key of the workspace, minted by the CLI. */
-    function staffKey(scopes: string): string {
-      const minted = runCli([
-        'token',
-        'create',
-        '--db',
-        db.db,
-        '--workspace',
-        WS,
-        '--role',
-        'staff',
-        '--scopes',
-        scopes,
-      ]);
-      assert.equal(minted.status, 0, minted.stderr);
-      return minted.stdout.trim();
-    }
+    const staffKey = (scopes: string) => staffKeyByCli(db.db, WS, scopes);
 
     const list = () => {
       const listed = runCli(['webhook', 'list', '--db', db.db, '--json']);
@@ -258,11 +243,75 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(list(), []);
       const group = runCli(['webhook', '--help']);
       assert.equal(group.status, 0);
-      for (const action of ['create', 'list', 'disable', 'enable', 'delete'])
+      for (const action of ['create', 'list', 'disable', 'enable', 'delete', 'deliveries'])
         assert.match(group.stdout, new RegExp(`webhook ${action}`));
       const help = runCli(['webhook', 'create', '--help']);
       assert.match(help.stdout, /--type TYPE/);
       assert.match(help.stdout, /Standard\s+Webhooks/);
+    });
+
+    it('shows recent attempts, newest first, and keeps the newest 100', async () => {
+      const created = runCli(
+        [
+          'webhook',
+          'create',
+          '--db',
+          db.db,
+          '--token',
+          staffKey('read:program'),
+          '--url',
+          'http://127.0.0.1:9/h',
+        ],
+        INSECURE,
+      );
+      assert.equal(created.status, 0, created.stderr);
+      const { id } = JSON.parse(created.stdout) as { id: string };
+      const webhooks = db.store.webhooks();
+      const t0 = Date.parse('2026-11-27T10:00:00.000Z');
+      for (let n = 1; n <= 105; n++)
+        await webhooks.recordAttempt({
+          subscriptionId: id,
+          messageId: `msg_${Math.ceil(n / 3)}`,
+          attempt: ((n - 1) % 3) + 1,
+          at: t0 + n * 1000,
+          dataVersion: 7,
+          items: 2,
+          status: n % 3 === 0 ? 204 : null,
+          error: n % 3 === 0 ? null : 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
+          ms: 3,
+          outcome: n % 3 === 0 ? 'delivered' : 'retry',
+        });
+      const json = runCli(['webhook', 'deliveries', '--db', db.db, '--id', id, '--json']);
+      assert.equal(json.status, 0, json.stderr);
+      const attempts = JSON.parse(json.stdout) as Record<string, unknown>[];
+      assert.equal(attempts.length, 20, 'twenty by default');
+      assert.deepEqual(attempts[0], {
+        at: '2026-11-27T10:01:45.000Z',
+        messageId: 'msg_35',
+        attempt: 3,
+        dataVersion: 7,
+        items: 2,
+        status: 204,
+        error: null,
+        ms: 3,
+        outcome: 'delivered',
+      });
+      const all = runCli(['webhook', 'deliveries', '--db', db.db, '--id', id, '--limit', '100']);
+      const lines = all.stdout.trim().split('\n');
+      assert.equal(lines.length, 100, 'the newest 100 are kept');
+      assert.equal(lines.at(-1), '2026-11-27T10:00:06.000Z\tdelivered\t204\t3\tmsg_2');
+      assert.equal(
+        lines.at(-2),
+        '2026-11-27T10:00:07.000Z\tretry\t-\t3\tmsg_3\tECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
+      );
+      for (const [args, message] of [
+        [['--id', 'whk_nope'], /no such webhook: whk_nope/],
+        [['--id', id, '--limit', '0'], /--limit must be a whole number from 1 to 100/],
+      ] as const) {
+        const refused = runCli(['webhook', 'deliveries', '--db', db.db, ...args]);
+        assert.equal(refused.status, 2);
+        assert.match(refused.stderr, message);
+      }
     });
   });
 }

@@ -108,6 +108,8 @@ for (const dialect of DIALECTS)
         'DROP TABLE audience_changes',
         'DROP TABLE fact_deletions',
         'DROP TABLE webhook_subscriptions',
+        'DROP TABLE webhook_progress',
+        'DROP TABLE webhook_attempts',
         "DELETE FROM meta WHERE key IN ('data_version', 'facts_epoch')",
         "INSERT INTO meta (key, value) VALUES ('data_stamp', 'mwu4sf9j-ca397581d2')",
         'DROP INDEX time_entries_timesheet',

@@ -16,6 +16,24 @@ export function runCli(args: string[], env: Record<string, string> = {}, cwd?: s
 
 export { freePort } from './pg-cluster.js';
 
+/** A staff access key of `workspace` with `scopes` (comma-separated), minted by the CLI. */
+export function staffKeyByCli(db: string, workspace: string, scopes: string): string {
+  const minted = runCli([
+    'token',
+    'create',
+    '--db',
+    db,
+    '--workspace',
+    workspace,
+    '--role',
+    'staff',
+    '--scopes',
+    scopes,
+  ]);
+  if (minted.status !== 0) throw new Error(`token create failed: ${minted.stderr}`);
+  return minted.stdout.trim();
+}
+
 /** Starts `vms-read <args>` and resolves once GET /healthz answers 200 at the port. */
 export async function startServer(
   args: string[],
@@ -48,7 +66,8 @@ export async function startServer(
 
 export function exitOf(child: ReturnType<typeof spawn>): Promise<number | null> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
+    // A process ended by a signal has no exit code, but a signal code.
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
     else child.once('exit', (code) => resolve(code));
   });
 }

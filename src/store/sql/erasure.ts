@@ -5,10 +5,12 @@
  * moves to the erasure's moment, so a replayed older row of it is skipped). Financial records,
  * report facts and columnar copies are left as they are: none holds a worker's name or email
  * (the columns they copy are listed in duckdb/columnar-tables.ts). Getting the old text out of
- * the database files is each store's own step, after the commit (`scrubErased`).
+ * the database files is each store's own step, after the commit (`scrubErased`). Webhook
+ * deliveries waiting to be sent that name the worker are dropped, to be built again erased.
  */
 import { SET_DATA_VERSION } from '../load/load.js';
 import type { WriteSession } from '../load/write-session.js';
+import { DROP_PENDING_NAMING } from './webhook-progress.js';
 
 /** What a worker's name reads after erasure. */
 export const ERASED_NAME = '(erased)';
@@ -48,5 +50,6 @@ export async function eraseWorkerRow(
     ['type', 'id'],
   );
   await session.run(SET_DATA_VERSION, [String(version)]);
+  await session.run(DROP_PENDING_NAMING, [`%"${workerId}"%`]);
   return { found: true, changed: true, version };
 }

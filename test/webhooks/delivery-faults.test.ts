@@ -1,0 +1,220 @@
+/**
+ * Webhook delivery under faults (DESIGN §4.14), on both stores, against a real receiver that
+ * verifies with `standardwebhooks`: a restart mid-retry sends the same delivery again; two
+ * instances on one database deliver each delivery once, and one takes over from an instance that
+ * died when its lease lapses; a receiver that never answers delays no other subscription; without
+ * the insecure setting, http, loopback, link-local and a name that resolves to a private address
+ * when connecting (DNS rebinding) are refused before anything is sent; the metrics count it all.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { eraseWorker } from '../../src/admin/erase.js';
+import { webhookDeliveries } from '../../src/admin/webhooks.js';
+import { ServiceMetrics } from '../../src/metrics/service-metrics.js';
+import { createExecutor } from '../../src/service.js';
+import { openStore } from '../../src/store/open-store.js';
+import { DIALECTS, WS, type Harness } from '../support/harness.js';
+import { applyLoad } from '../support/random-loads.js';
+import { useWebhookFixture, waitFor, type Subscribed } from '../support/webhook-fixture.js';
+
+let serial = 0;
+/** A load that changes one invoice (a new status each time). */
+const invoiceLoad = (h: Harness) =>
+  applyLoad(h.store, WS, [
+    {
+      kind: 'invoice',
+      pick: ++serial,
+      status: ['issued', 'void', 'draft'][serial % 3],
+      type: 'invoice',
+      period: '2026-02-01',
+    },
+  ]);
+
+for (const dialect of DIALECTS) {
+  describe(`webhook delivery under faults (${dialect})`, () => {
+    const w = useWebhookFixture(dialect);
+
+    it('sends the same delivery again after a restart in the middle of its retries', async () => {
+      const sub = await w.subscribe(w.h.tokens.staff, ['invoice']);
+      w.receiver.script(sub.path, 503);
+      const first = w.deliver({ retryMs: 400 });
+      await invoiceLoad(w.h);
+      await waitFor(async () => (await webhookDeliveries(w.h.store, sub.id, 1)).length === 1);
+      await first.stop();
+      w.deliver();
+      await w.caughtUp(sub.id);
+      const got = w.at(sub.path);
+      assert.equal(got.length, 2);
+      assert.equal(got[1].id, got[0].id, 'the same webhook-id');
+      assert.equal(got[1].raw, got[0].raw, 'the same body');
+      assert.ok(got.every((r) => r.verified));
+    });
+
+    it('with two instances, delivers each delivery once; one takes over from a dead one', async () => {
+      const store2 = await openStore(w.h.db);
+      const executor2 = await createExecutor({ store: store2, secret: 'test-secret' });
+      try {
+        const subs = [];
+        for (let i = 0; i < 6; i++) subs.push(await w.subscribe(w.h.tokens.staff, ['invoice']));
+        const one = w.deliver();
+        w.deliver({}, { store: store2, executor: executor2 });
+        for (let i = 0; i < 4; i++) {
+          await invoiceLoad(w.h);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+        }
+        for (const s of subs) await w.caughtUp(s.id);
+        for (const s of subs) {
+          const got = w.at(s.path);
+          assert.ok(got.length > 0);
+          assert.equal(
+            new Set(got.map((r) => r.id)).size,
+            got.length,
+            `no delivery twice: ${JSON.stringify(await webhookDeliveries(w.h.store, s.id, 20))}`,
+          );
+          const versions = got.flatMap((r) => r.body.items.map((i) => i.version));
+          assert.deepEqual(
+            versions,
+            [...versions].sort((a, b) => a - b),
+          );
+        }
+        // A graceful stop gives up the leases: the other instance goes on at once.
+        await one.stop();
+        await invoiceLoad(w.h);
+        for (const s of subs) await w.caughtUp(s.id);
+
+        // An instance that died holds its lease until it lapses; then another takes over.
+        const [s] = subs;
+        const lapse = Date.now() + 800;
+        await w.h.store.run(
+          'UPDATE webhook_progress SET lease_owner = ?, lease_until = ? WHERE subscription_id = ?',
+          ['dlv_dead', lapse, s.id],
+        );
+        const before = w.at(s.path).length;
+        await invoiceLoad(w.h);
+        await w.receiver.until(() => w.at(s.path).length > before);
+        assert.ok(w.at(s.path).at(-1)!.at >= lapse, 'not before the lease lapsed');
+        await w.caughtUp(s.id);
+      } finally {
+        await w.reset();
+        await executor2.close();
+        await store2.close();
+      }
+    });
+
+    it('a receiver that never answers delays no other subscription', async () => {
+      const dead = await w.subscribe(w.h.tokens.staff, ['invoice']);
+      w.receiver.script(dead.path, 'silent', 'silent', 'silent');
+      const healthy = [];
+      for (let i = 0; i < 12; i++) healthy.push(await w.subscribe(w.h.tokens.staff, ['invoice']));
+      w.deliver({ concurrency: 4 });
+      await invoiceLoad(w.h);
+      for (const s of healthy) await w.caughtUp(s.id);
+      // Every healthy receiver had it while the dead one's first try was still waiting.
+      assert.deepEqual(await webhookDeliveries(w.h.store, dead.id, 1), []);
+      assert.equal(w.at(dead.path).length, 1);
+    });
+
+    it('without the insecure setting, refuses http, loopback, link-local and rebinding names', async () => {
+      const port = new URL(w.receiver.base).port;
+      const urls = {
+        http: `${w.receiver.base}/refused-http`,
+        loopback: `https://127.0.0.1:${port}/refused`,
+        ipv6: `https://[::1]:${port}/refused`,
+        linkLocal: 'https://169.254.169.254/latest/meta-data',
+        rebinding: `https://hooks.example.test:${port}/refused`,
+      };
+      const subs: Record<string, Subscribed> = {};
+      for (const [name, url] of Object.entries(urls))
+        subs[name] = await w.subscribe(w.h.tokens.staff, ['invoice'], url);
+      // At `create` the name was public; now it resolves to loopback.
+      w.deliver({ allowInsecure: false, resolve: async () => ['127.0.0.1'] });
+      const before = w.receiver.received.length;
+      await invoiceLoad(w.h);
+      const errors: Record<string, string> = {};
+      await waitFor(async () => {
+        for (const [name, s] of Object.entries(subs)) {
+          const [attempt] = await webhookDeliveries(w.h.store, s.id, 1);
+          if (attempt) errors[name] = `${attempt.outcome} ${attempt.error}`;
+        }
+        return Object.keys(errors).length === Object.keys(urls).length;
+      });
+      assert.match(errors.http, /^retry the URL must be https/);
+      assert.match(errors.loopback, /^retry 127\.0\.0\.1 is not a public address/);
+      assert.match(errors.ipv6, /^retry ::1 is not a public address/);
+      assert.match(errors.linkLocal, /^retry 169\.254\.169\.254 is not a public address/);
+      assert.match(
+        errors.rebinding,
+        /^retry hooks\.example\.test resolves to 127\.0\.0\.1, which is not a public address/,
+      );
+      assert.equal(w.receiver.received.length, before, 'nothing reached the receiver');
+    });
+
+    it('rebuilds a waiting delivery that names an erased worker, without the erased text', async () => {
+      const sub = await w.subscribe(w.h.tokens.staff, ['worker']);
+      w.receiver.script(sub.path, 503);
+      w.deliver({ retryMs: 60_000 });
+      const [worker] = await w.h.all<{ id: string; display_name: string }>(
+        'SELECT id, display_name FROM workers WHERE workspace_id = ? ORDER BY id LIMIT 1 OFFSET 3',
+        WS,
+      );
+      await applyLoad(w.h.store, WS, [
+        { kind: 'worker', pick: 3, type: 'profile_only', status: 'active' },
+      ]);
+      await w.receiver.until(() => w.at(sub.path).length === 1);
+      assert.ok(w.at(sub.path)[0].raw.includes(worker.display_name), 'the name was sent');
+      await waitFor(async () => (await webhookDeliveries(w.h.store, sub.id, 1)).length === 1);
+      await eraseWorker(w.h.store, WS, worker.id);
+      const stored = await w.h.all<{ body: string | null }>(
+        'SELECT body FROM webhook_progress WHERE subscription_id = ?',
+        sub.id,
+      );
+      assert.deepEqual(stored, [{ body: null }], 'the waiting delivery is dropped');
+      await w.reset();
+      await w.h.store.webhooks().setWebhookState(sub.id, 'active', new Date().toISOString());
+      w.deliver();
+      await w.caughtUp(sub.id);
+      const [, resent] = w.at(sub.path);
+      assert.notEqual(resent.id, w.at(sub.path)[0].id, 'a new delivery');
+      assert.ok(!resent.raw.includes(worker.display_name), 'without the erased name');
+      const erased = resent.body.items.find((i) => i.id === worker.id);
+      assert.equal(
+        (erased?.record as { displayName: { value: string } }).displayName.value,
+        '(erased)',
+      );
+    });
+
+    it('counts deliveries by outcome and shows each subscription’s lag', async () => {
+      const metrics = new ServiceMetrics({
+        operations: [],
+        pools: () => [],
+        reportQueries: () => ({ running: 0, waiting: 0 }),
+      });
+      const ok = await w.subscribe(w.h.tokens.staff, ['invoice']);
+      const failing = await w.subscribe(w.h.tokens.staff, ['invoice']);
+      w.receiver.script(failing.path, 500, 500, 500, 500, 500, 500, 500, 500);
+      w.deliver({ retryMs: 60_000 }, { meters: metrics.webhooks });
+      await invoiceLoad(w.h);
+      await w.caughtUp(ok.id);
+      await waitFor(async () => (await webhookDeliveries(w.h.store, failing.id, 1)).length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      const text = await metrics.text();
+      assert.match(text, /^vms_read_webhook_deliveries_total\{outcome="delivered"\} 1$/m);
+      assert.match(text, /^vms_read_webhook_deliveries_total\{outcome="retry"\} 1$/m);
+      assert.match(text, /^vms_read_webhook_deliveries_total\{outcome="failing"\} 0$/m);
+      assert.match(
+        text,
+        new RegExp(`^vms_read_webhook_lag_versions\\{subscription="${ok.id}"\\} 0$`, 'm'),
+      );
+      assert.match(
+        text,
+        new RegExp(`^vms_read_webhook_lag_versions\\{subscription="${failing.id}"\\} 1$`, 'm'),
+      );
+      const lag = new RegExp(
+        `^vms_read_webhook_lag_seconds\\{subscription="${failing.id}"\\} ([0-9.e-]+)$`,
+        'm',
+      ).exec(text);
+      assert.ok(lag && Number(lag[1]) > 0, 'the failing one has waited');
+      assert.match(text, /^vms_read_webhook_attempt_duration_seconds_count 2$/m);
+    });
+  });
+}
