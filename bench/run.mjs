@@ -1,8 +1,8 @@
 // `npm run bench [-- --quick]`: throughput and latency of the service against a minimal baseline
 // measured in the same run, on the medium seed, then reports, imports and loads (bench/loads.mjs:
 // imports into a copy while a server runs on it; `--quick`: 1 and 10,000 rows only), deletions and
-// erasure (bench/deletions.mjs), and an OAuth
-// access token against an access key (bench/oauth.mjs). Writes bench/results/<ISO date-time>.json.
+// erasure (bench/deletions.mjs), an OAuth access token against an access key (bench/oauth.mjs),
+// and webhook delivery (bench/webhooks.mjs). Writes bench/results/<ISO date-time>.json.
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
@@ -22,6 +22,7 @@ import {
 } from './lib.mjs';
 import { printLoadsTable } from './loads.mjs';
 import { printOAuthTable } from './oauth.mjs';
+import { printWebhooksTable } from './webhooks.mjs';
 import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
 const { values } = parseArgs({
@@ -333,6 +334,14 @@ async function main() {
     const deletions = runBench('deletions', ['--scale', values.scale, '--db', values.db]);
     log('oauth: an OAuth access token against an access key, an identity provider beside');
     const oauth = runBench('oauth', ['--db', values.db, ...(QUICK ? ['--quick'] : [])]);
+    log('webhooks: from an import exiting to a receiver; 100 subscriptions with one dead');
+    const webhooks = runBench('webhooks', [
+      '--scale',
+      values.scale,
+      '--db',
+      values.db,
+      ...(QUICK ? ['--runs', '6'] : []),
+    ]);
 
     let soak = null;
     if (SOAK_SECONDS > 0) {
@@ -364,6 +373,7 @@ async function main() {
       import: importFigures,
       loads,
       oauth,
+      webhooks,
       baselineSendsSameBytes: sameBytes,
       workloads: results,
       peakRssMb,
@@ -390,6 +400,7 @@ function printTable({
   import: imported,
   loads,
   oauth,
+  webhooks,
   peakRssMb,
   soak,
 }) {
@@ -425,6 +436,7 @@ function printTable({
   console.log(`import: ${JSON.stringify(imported)}`);
   printLoadsTable(loads);
   printOAuthTable(oauth);
+  if (webhooks) printWebhooksTable(webhooks);
   console.log(
     `\npeak RSS of the service: ${peakRssMb} MB${soak ? `; over a ${soak.seconds} s soak: ${soak.rssFirst10sMb} MB in the first 10 s, ${soak.rssLast10sMb} MB in the last 10 s` : ''}`,
   );
