@@ -81,6 +81,12 @@ export function errorBody(
 /** Raised by a store when the database cannot be reached; answered 503. */
 export class StoreUnavailableError extends Error {}
 
+/**
+ * A write that would have had to wait for another process's write (SQLite's lock, held by an
+ * import) and was not made: the caller tries again later (the webhook delivery's next round).
+ */
+export class StoreBusyError extends Error {}
+
 /** A report query ran past its time limit and was abandoned; answered 503 `query_timeout`. */
 export class ReportTimeoutError extends Error {
   constructor() {

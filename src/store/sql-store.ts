@@ -185,20 +185,37 @@ export abstract class SqlStore implements Store {
 
   private oauth: OAuthRecords | null = null;
 
-  /** Webhook subscriptions (sql/webhook-subscriptions.ts). */
+  /** Webhook subscriptions and their delivery (sql/webhook-subscriptions.ts, webhook-progress.ts). */
   webhooks(): WebhookRecords & DeliveryRecords {
-    if (!this.webhookPart) {
-      // Not the data's writes: a delivery's progress leaves the change stamp (answer caches) alone.
-      const sql = {
-        all: (sql: string, params: readonly unknown[]) => this.all(sql, params),
-        run: (sql: string, params: readonly unknown[]) => this.runAside(sql, params),
-      };
-      this.webhookPart = { ...webhookRecords(sql), ...deliveryRecords(sql) };
-    }
-    return this.webhookPart;
+    return (this.webhookPart ??= this.webhookRecordsOver((sql, params) =>
+      this.runAside(sql, params),
+    ));
+  }
+
+  /** The same, for the server's delivery loop: its writes never wait (runWithoutWaiting). */
+  webhookDelivery(): WebhookRecords & DeliveryRecords {
+    return (this.deliveryPart ??= this.webhookRecordsOver((sql, params) =>
+      this.runWithoutWaiting(sql, params),
+    ));
+  }
+
+  // Not the data's writes: a delivery's progress leaves the change stamp (answer caches) alone.
+  private webhookRecordsOver(run: (sql: string, params: readonly unknown[]) => Promise<number>) {
+    const sql = { all: (text: string, params: readonly unknown[]) => this.all(text, params), run };
+    return { ...webhookRecords(sql), ...deliveryRecords(sql) };
   }
 
   private webhookPart: (WebhookRecords & DeliveryRecords) | undefined;
+  private deliveryPart: (WebhookRecords & DeliveryRecords) | undefined;
+
+  /**
+   * A write aside (runAside) that does not wait for another process's write lock: StoreBusyError
+   * instead. By default the same as runAside (PostgreSQL waits on a row without holding up the
+   * server); SQLite's would hold the whole server still while an import runs.
+   */
+  protected runWithoutWaiting(sql: string, params: readonly unknown[]): Promise<number> {
+    return this.runAside(sql, params);
+  }
 
   authorizationRecords(): OAuthRecords {
     return (this.oauth ??= oauthRecords({

@@ -341,6 +341,8 @@ export interface AuthorizationRecords {
 /** Webhook subscriptions (DESIGN §4.14): the webhook commands and the delivery. */
 export interface WebhookStore {
   webhooks(): WebhookRecords & DeliveryRecords;
+  /** The same for the server's delivery loop: a write that would wait is StoreBusyError. */
+  webhookDelivery(): WebhookRecords & DeliveryRecords;
 }
 
 export interface Store

@@ -16,6 +16,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DEFAULT_WEBHOOK_LEASE_MS } from '../config.js';
+import { StoreBusyError } from '../errors.js';
 import { principalOfKey } from '../auth/key-principal.js';
 import { liveKey } from '../auth/tokens.js';
 import type { SubscriptionLag, WebhookMeters } from '../metrics/webhook-metrics.js';
@@ -26,7 +27,7 @@ import type { Store } from '../store/store.js';
 import { checkUrlForm } from './addresses.js';
 import { messageBody, signedHeaders } from './message.js';
 import { postWebhook, STOPPED, type PostOutcome } from './post.js';
-import { DEFAULT_RETRY_MS, judgeAttempt } from './retries.js';
+import { DEFAULT_RETRY_MS, judgeAttempt, type Verdict } from './retries.js';
 import { startPosition, subscriptionPage } from './subscription-page.js';
 
 /** The delivery's settings (the server's configuration; tests shorten the times). */
@@ -84,6 +85,9 @@ export class WebhookDelivery {
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> = Promise.resolve();
   private lags: SubscriptionLag[] = [];
+  /** Whether this instance has claimed a lease, and when it last renewed them. */
+  private holding = false;
+  private renewedAt = 0;
   private readonly now: () => number;
   private readonly settings: Required<Omit<DeliverySettings, 'resolve'>> &
     Pick<DeliverySettings, 'resolve'>;
@@ -109,9 +113,7 @@ export class WebhookDelivery {
       if (this.stopping.signal.aborted) return;
       this.timer = setTimeout(() => {
         this.ticking = this.tick()
-          .catch((error: unknown) =>
-            this.deps.log.warn({ err: error }, 'webhook delivery: a round failed'),
-          )
+          .catch((error: unknown) => this.failed(error, {}, 'webhook delivery: a round failed'))
           .finally(next);
       }, this.settings.pollMs);
     };
@@ -130,12 +132,22 @@ export class WebhookDelivery {
       .catch(() => {});
   }
 
+  /** A round that failed is tried again at the next; one that met an import's lock says nothing. */
+  private failed(error: unknown, details: object, message: string): void {
+    if (error instanceof StoreBusyError) return;
+    this.deps.log.warn({ err: error, ...details }, message);
+  }
+
   /** One round: renew the leases, then start a task for each subscription with something due. */
   async tick(): Promise<void> {
-    const webhooks = this.deps.store.webhooks();
+    const webhooks = this.deps.store.webhookDelivery();
     const { leaseMs, concurrency } = this.settings;
     const now = this.now();
-    await webhooks.renewLeases(this.owner, now, leaseMs);
+    // Renewed every third of a lease: a write, which SQLite cannot make while an import runs.
+    if (this.holding && now - this.renewedAt >= leaseMs / 3) {
+      await webhooks.renewLeases(this.owner, now, leaseMs);
+      this.renewedAt = now;
+    }
     const { version } = await this.deps.store.dataVersion();
     const progress = new Map((await webhooks.listProgress()).map((p) => [p.subscriptionId, p]));
     const lags: SubscriptionLag[] = [];
@@ -154,8 +166,9 @@ export class WebhookDelivery {
       if (!due || this.stopping.signal.aborted) continue;
       const task = this.deliver(subscription)
         .catch((error: unknown) =>
-          this.deps.log.warn(
-            { err: error, subscription: subscription.id },
+          this.failed(
+            error,
+            { subscription: subscription.id },
             'webhook delivery: a subscription round failed',
           ),
         )
@@ -168,7 +181,7 @@ export class WebhookDelivery {
   /** Delivers one subscription's pages in order while they are acknowledged. */
   private async deliver(subscription: WebhookSubscription): Promise<void> {
     const { store, executor } = this.deps;
-    const webhooks = store.webhooks();
+    const webhooks = store.webhookDelivery();
     const key = await liveKey(store, subscription.tokenId, this.now());
     const principal = key ? await principalOfKey(store, key) : null;
     if (!principal) {
@@ -179,6 +192,7 @@ export class WebhookDelivery {
     await webhooks.startProgress(subscription.id, startPosition(subscription.fromVersion));
     const { leaseMs } = this.settings;
     if (!(await webhooks.claim(subscription.id, this.owner, this.now(), leaseMs))) return;
+    this.holding = true;
     while (!this.stopping.signal.aborted) {
       const progress = await webhooks.findProgress(subscription.id);
       if (progress === null || progress.leaseOwner !== this.owner) return;
@@ -207,7 +221,8 @@ export class WebhookDelivery {
           return;
         }
         pending = this.pendingOf(subscription, page);
-        if (!(await webhooks.setPending(subscription.id, this.owner, pending))) return;
+        // Kept only if nothing changed since the page was read: else read again next round.
+        if (!(await webhooks.setPending(subscription.id, this.owner, pending, version))) return;
       }
       if (pending.nextAttemptAt > this.now()) return;
       if ((await this.attempt(subscription, pending)) !== 'delivered') return;
@@ -244,7 +259,7 @@ export class WebhookDelivery {
     subscription: WebhookSubscription,
     pending: PendingDelivery,
   ): Promise<'delivered' | 'retry' | 'failing' | 'disabled' | 'stopped'> {
-    const webhooks = this.deps.store.webhooks();
+    const webhooks = this.deps.store.webhookDelivery();
     const { allowInsecure, timeoutMs, resolve, retryMs } = this.settings;
     const started = this.now();
     let outcome: PostOutcome;
@@ -271,7 +286,9 @@ export class WebhookDelivery {
     const { status, error } = describe(outcome);
     const verdict = judgeAttempt(status, pending.attempts, pending.firstFailedAt, ended, retryMs);
     this.deps.meters?.attempted(verdict.next, (ended - started) / 1000);
-    await webhooks.recordAttempt({
+    const firstFailedAt = pending.firstFailedAt ?? started;
+    // The log is for people: a busy store that refuses its line does not hold the delivery up.
+    const logged = webhooks.recordAttempt({
       subscriptionId: subscription.id,
       messageId: pending.messageId,
       attempt: pending.attempts + 1,
@@ -283,7 +300,20 @@ export class WebhookDelivery {
       ms: ended - started,
       outcome: verdict.next,
     });
-    const firstFailedAt = pending.firstFailedAt ?? started;
+    await logged.catch((failure: unknown) => {
+      if (!(failure instanceof StoreBusyError)) throw failure;
+    });
+    return this.apply(subscription, pending, verdict, firstFailedAt, ended);
+  }
+
+  private async apply(
+    subscription: WebhookSubscription,
+    pending: PendingDelivery,
+    verdict: Verdict,
+    firstFailedAt: number,
+    ended: number,
+  ): Promise<'delivered' | 'retry' | 'failing' | 'disabled' | 'stopped'> {
+    const webhooks = this.deps.store.webhookDelivery();
     switch (verdict.next) {
       case 'delivered':
         return (await webhooks.delivered(subscription.id, this.owner, pending.messageId, ended))

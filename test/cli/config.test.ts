@@ -20,6 +20,8 @@ describe('readConfig: the environment, read once and checked', () => {
       unsentMb: 64,
       tombstoneDays: 30,
       webhookAllowInsecure: false,
+      webhookRetryMs: 5000,
+      webhookLeaseMs: 30000,
       origins: { publicUrl: undefined, allowedOrigins: [] },
       pgPoolSize: 10,
       reportEngine: 'columnar',
@@ -49,6 +51,8 @@ describe('readConfig: the environment, read once and checked', () => {
       VMS_READ_SEND_TIMEOUT_MS: '5000',
       VMS_READ_UNSENT_MB: '8',
       VMS_READ_TOMBSTONE_DAYS: '0',
+      VMS_READ_WEBHOOK_RETRY_MS: '50',
+      VMS_READ_WEBHOOK_LEASE_MS: '2000',
       VMS_READ_WEBHOOK_ALLOW_INSECURE: '1',
       VMS_READ_PUBLIC_URL: 'https://vms.example.com/base',
       VMS_READ_ALLOWED_ORIGINS: ' https://a.example , ,https://b.example',
@@ -86,6 +90,8 @@ describe('readConfig: the environment, read once and checked', () => {
       unsentMb: 8,
       tombstoneDays: 0,
       webhookAllowInsecure: true,
+      webhookRetryMs: 50,
+      webhookLeaseMs: 2000,
       origins: {
         publicUrl: 'https://vms.example.com/base',
         allowedOrigins: ['https://a.example', 'https://b.example'],
@@ -135,6 +141,22 @@ describe('readConfig: the environment, read once and checked', () => {
         (error: unknown) =>
           error instanceof ConfigError &&
           /VMS_READ_TOMBSTONE_DAYS must be a whole number/.test(error.message),
+      );
+  });
+
+  it('refuses a webhook retry gap under 1 ms and a lease under 1000 ms', () => {
+    for (const [variable, value, rule] of [
+      ['VMS_READ_WEBHOOK_RETRY_MS', '0', /at least 1$/],
+      ['VMS_READ_WEBHOOK_RETRY_MS', 'soon', /at least 1$/],
+      ['VMS_READ_WEBHOOK_LEASE_MS', '999', /at least 1000$/],
+      ['VMS_READ_WEBHOOK_LEASE_MS', '1e4.5', /at least 1000$/],
+    ] as const)
+      assert.throws(
+        () => readConfig({ [variable]: value }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.startsWith(`${variable} must be a whole number of milliseconds`) &&
+          rule.test(error.message),
       );
   });
 

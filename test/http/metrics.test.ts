@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { readConfig } from '../../src/config.js';
 import { callerWithToken, callTool, toolsetOf } from '../../src/mcp/tools.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
+import { DELIVERY_OUTCOMES } from '../../src/metrics/webhook-metrics.js';
 import { REFUSAL_MESSAGES } from '../../src/semantic/refusals.js';
 import { serviceSettings } from '../../src/service.js';
 import { assertError, assertRefusal } from '../support/assertions.js';
@@ -65,6 +66,9 @@ const ALLOWED_LABELS: Record<string, (value: string) => boolean> = {
   engine: (v) => ['duckdb', 'sqlite', 'postgres'].includes(v),
   pool: (v) => v === 'reads' || v === 'reports',
   state: (v) => v === 'running' || v === 'waiting',
+  outcome: (v) => (DELIVERY_OUTCOMES as readonly string[]).includes(v),
+  // Subscription ids, which an operator makes (none in these tests).
+  subscription: (v) => /^whk_[0-9a-f]{24}$/.test(v),
   le: (v) => v === '+Inf' || Number.isFinite(Number(v)),
 };
 

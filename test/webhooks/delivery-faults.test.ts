@@ -7,9 +7,11 @@
  * when connecting (DNS rebinding) are refused before anything is sent; the metrics count it all.
  */
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { describe, it } from 'node:test';
 import { eraseWorker } from '../../src/admin/erase.js';
 import { webhookDeliveries } from '../../src/admin/webhooks.js';
+import { StoreBusyError } from '../../src/errors.js';
 import { ServiceMetrics } from '../../src/metrics/service-metrics.js';
 import { createExecutor } from '../../src/service.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -164,11 +166,12 @@ for (const dialect of DIALECTS) {
       assert.ok(w.at(sub.path)[0].raw.includes(worker.display_name), 'the name was sent');
       await waitFor(async () => (await webhookDeliveries(w.h.store, sub.id, 1)).length === 1);
       await eraseWorker(w.h.store, WS, worker.id);
-      const stored = await w.h.all<{ body: string | null }>(
+      // Dropped, or already built again (the erasure is a new version): never with the name.
+      const [stored] = await w.h.all<{ body: string | null }>(
         'SELECT body FROM webhook_progress WHERE subscription_id = ?',
         sub.id,
       );
-      assert.deepEqual(stored, [{ body: null }], 'the waiting delivery is dropped');
+      assert.ok(!stored.body?.includes(worker.display_name), 'the erased name is not kept');
       await w.reset();
       await w.h.store.webhooks().setWebhookState(sub.id, 'active', new Date().toISOString());
       w.deliver();
@@ -182,6 +185,55 @@ for (const dialect of DIALECTS) {
         '(erased)',
       );
     });
+
+    it('keeps a delivery only if the data did not change since its page was read', async () => {
+      const sub = await w.subscribe(w.h.tokens.staff, ['invoice']);
+      const records = w.h.store.webhookDelivery();
+      await records.startProgress(sub.id, [sub.fromVersion + 1, '', '', 0]);
+      assert.ok(await records.claim(sub.id, 'dlv_test', Date.now(), 60_000));
+      const pending = {
+        messageId: 'msg_test',
+        body: '{}',
+        dataVersion: sub.fromVersion,
+        nextPosition: [sub.fromVersion + 1, 'invoice', 'inv_x', 0] as const,
+        items: 1,
+        attempts: 0,
+        pendingSince: Date.now(),
+        firstFailedAt: null,
+        nextAttemptAt: Date.now(),
+      };
+      // Read before a load (an erasure, say) that committed since: not kept.
+      await invoiceLoad(w.h);
+      assert.equal(await records.setPending(sub.id, 'dlv_test', pending, sub.fromVersion), false);
+      const { version } = await w.h.store.dataVersion();
+      assert.equal(await records.setPending(sub.id, 'dlv_test', pending, version), true);
+      assert.equal((await records.findProgress(sub.id))?.pending?.messageId, 'msg_test');
+      await records.forget(sub.id);
+    });
+
+    if (dialect === 'sqlite')
+      it("never waits for an import's write lock: the delivery's writes are refused, then made", async () => {
+        const sub = await w.subscribe(w.h.tokens.staff, ['invoice']);
+        const importer = new Database(w.h.db);
+        importer.pragma('busy_timeout = 5000');
+        await invoiceLoad(w.h);
+        // An import's transaction holds the write lock.
+        importer.exec('BEGIN IMMEDIATE');
+        try {
+          await assert.rejects(
+            w.h.store.webhookDelivery().startProgress(sub.id, [1, '', '', 0]),
+            StoreBusyError,
+          );
+          w.deliver();
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          assert.equal(w.at(sub.path).length, 0, 'nothing stored, so nothing sent yet');
+        } finally {
+          importer.exec('COMMIT');
+          importer.close();
+        }
+        await w.caughtUp(sub.id);
+        assert.equal(w.at(sub.path).length, 1);
+      });
 
     it('counts deliveries by outcome and shows each subscription’s lag', async () => {
       const metrics = new ServiceMetrics({

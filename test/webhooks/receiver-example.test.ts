@@ -82,13 +82,15 @@ for (const dialect of DIALECTS) {
       assert.equal(made.status, 0, made.stderr);
       const { id, secret } = JSON.parse(made.stdout) as { id: string; secret: string };
 
+      const logs: (() => string)[] = [];
       const serve = async () => {
         const port = await freePort();
         const server = await startServer(['serve', '--db', db.db, '--port', String(port)], port, {
           ...SERVER_ENV,
-          LOG_LEVEL: 'warn',
+          LOG_LEVEL: 'debug',
         });
         children.push(server.child);
+        logs.push(server.output);
         return server.child;
       };
       const first = await serve();
@@ -127,6 +129,12 @@ for (const dialect of DIALECTS) {
       });
       await waitFor(async () => printed.includes('remove supplier sup_hook_1'));
       assert.equal(printed.match(/sup_hook_1/g)?.length, 2, `once each:\n${printed}`);
+      // The servers logged at every level said nothing of the secret, the URL or the bodies.
+      for (const output of logs) {
+        assert.ok(output().length > 0);
+        for (const never of [secret, secret.slice(6), `${receiverPort}/vms-hook`, 'Hook Staffing'])
+          assert.ok(!output().includes(never), `a server log shows ${never}`);
+      }
     });
   });
 }

@@ -112,7 +112,10 @@ export interface DeliveryAttempt {
 
 /** What the delivery reads and writes; every write of one holder names its lease. */
 export interface DeliveryRecords {
-  /** Every subscription's progress (those never delivered have none). */
+  /**
+   * Every subscription's progress (those never delivered have none), each waiting delivery's
+   * `body` left out (empty): the loop reads this every round, a body only when it sends it.
+   */
   listProgress(): Promise<DeliveryProgress[]>;
   findProgress(subscriptionId: string): Promise<DeliveryProgress | null>;
   /** Makes the row if missing (a new subscription starts at `position`). */
@@ -130,8 +133,16 @@ export interface DeliveryRecords {
     position: SubscriptionPosition,
     checkedVersion: number,
   ): Promise<boolean>;
-  /** A new delivery to make. False: lease lost. */
-  setPending(subscriptionId: string, owner: string, pending: PendingDelivery): Promise<boolean>;
+  /**
+   * A new delivery to make, built from the store at `dataVersion`. False: lease lost, or the
+   * data changed since (an erasure among the changes could have removed text it holds).
+   */
+  setPending(
+    subscriptionId: string,
+    owner: string,
+    pending: PendingDelivery,
+    dataVersion: number,
+  ): Promise<boolean>;
   /** Delivery `messageId` was acknowledged: the feed moves past it. False: lease or it lost. */
   delivered(subscriptionId: string, owner: string, messageId: string, at: number): Promise<boolean>;
   /** A try of `messageId` failed; the next is due at `nextAttemptAt`. False: lease or it lost. */
@@ -212,7 +223,9 @@ export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
     (await sql.run(statement, params)) > 0;
   return {
     async listProgress() {
-      return (await sql.all('SELECT * FROM webhook_progress', [])).map(toProgress);
+      const columns = WEBHOOK_DELIVERY_TABLES[0].columns;
+      const read = Object.keys(columns).map((c) => (c === 'body' ? "'' AS body" : c));
+      return (await sql.all(`SELECT ${read.join(', ')} FROM webhook_progress`, [])).map(toProgress);
     },
     async findProgress(id) {
       const [row] = await sql.all('SELECT * FROM webhook_progress WHERE subscription_id = ?', [id]);
@@ -250,11 +263,12 @@ export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
         [JSON.stringify(position), checkedVersion, id, owner],
       );
     },
-    setPending(id, owner, p) {
+    setPending(id, owner, p, dataVersion) {
       return held(
         `UPDATE webhook_progress SET message_id = ?, body = ?, data_version = ?, next_position = ?,
            items = ?, attempts = ?, pending_since = ?, first_failed_at = ?, next_attempt_at = ?
-         WHERE ${HELD} AND message_id IS NULL`,
+         WHERE ${HELD} AND message_id IS NULL
+           AND (SELECT value FROM meta WHERE key = 'data_version') = ?`,
         [
           p.messageId,
           p.body,
@@ -267,6 +281,7 @@ export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
           p.nextAttemptAt,
           id,
           owner,
+          String(dataVersion),
         ],
       );
     },

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { StoreBusyError } from '../../errors.js';
 import { insertSql, migrationSql } from '../dialect.js';
 import type { VersionedWrite } from '../load/load.js';
 import type { WriteSession } from '../load/write-session.js';
@@ -84,6 +85,27 @@ export class SqliteStore extends SqlStore {
 
   protected override async runAside(sql: string, params: readonly unknown[]): Promise<number> {
     return this.prepare(sql).run(...params).changes;
+  }
+
+  /**
+   * better-sqlite3 waits for a lock synchronously, holding the whole server still: this write
+   * does not wait (busy_timeout 0 for it alone) and is StoreBusyError while another process
+   * (an import) holds the write lock.
+   */
+  protected override async runWithoutWaiting(
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<number> {
+    this.db.pragma('busy_timeout = 0');
+    try {
+      return this.prepare(sql).run(...params).changes;
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_BUSY')
+        throw new StoreBusyError('another process is writing to the database');
+      throw error;
+    } finally {
+      this.db.pragma('busy_timeout = 5000');
+    }
   }
 
   /**
