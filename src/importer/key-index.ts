@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ownMark, removeLeftovers } from '../store/process-marks.js';
 import type { Row } from '../store/sink.js';
 import type { AdminWrites } from '../store/store.js';
 import { COLUMN_RULES, type ImportTable } from './import-tables.js';
@@ -27,8 +28,17 @@ const SCHEMA = `
   CREATE TABLE missing (target TEXT, id TEXT, PRIMARY KEY (target, id)) WITHOUT ROWID;
 `;
 
+/** The scratch folders' names in TMPDIR: `vms-read-import-<host>-<pid>-XXXXXX`. */
+const SCRATCH = 'vms-read-import-';
+
+/** A new scratch folder, after removing those that dead imports left (a `kill -9`). */
+function scratchFolder(): string {
+  removeLeftovers(tmpdir(), SCRATCH);
+  return mkdtempSync(join(tmpdir(), `${SCRATCH}${ownMark()}-`));
+}
+
 export class KeyIndex {
-  private readonly dir = mkdtempSync(join(tmpdir(), 'vms-read-import-'));
+  private readonly dir = scratchFolder();
   private readonly db = new Database(join(this.dir, 'keys.db'));
   private readonly insertId;
   private readonly firstId;

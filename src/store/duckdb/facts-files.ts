@@ -22,19 +22,11 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
+import { ABANDONED_MS, age, ownMark, processGone } from '../process-marks.js';
 import type { DataVersion } from '../store.js';
 
-const HOST = hostname().replace(/[^A-Za-z0-9_.]/g, '_');
-
-/** A file of ours untouched this long is abandoned whatever its process (another host's, say). */
-const ABANDONED_MS = 60 * 60 * 1000;
-
-/** This process's mark in the names of the files it writes: host and pid. */
-export function ownMark(): string {
-  return `${HOST}-${process.pid}`;
-}
+export { ownMark };
 
 export function basePath(dir: string, version: DataVersion): string {
   return join(dir, `base-${version.epoch}-${version.version}.duckdb`);
@@ -73,25 +65,6 @@ function safeList(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-/** True when the process a name marks is gone: on this host, no such pid. */
-function processGone(name: string): boolean {
-  const match = new RegExp(`[-.]${HOST.replace(/\./g, '\\.')}-(\\d+)-`).exec(`-${name}`);
-  if (!match) return false;
-  const pid = Number(match[1]);
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
-function age(path: string): number {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  return stat ? Date.now() - stat.mtimeMs : 0;
 }
 
 /** A base's epoch and version, from its name; null for any other file. */
