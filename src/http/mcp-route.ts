@@ -1,6 +1,6 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { ApiError, errorBody } from '../errors.js';
 import { insufficientScope } from '../operations/executor.js';
@@ -12,7 +12,12 @@ import type { ServerOrigin } from './server-origin.js';
 import type { RequestCounting } from '../metrics/service-metrics.js';
 import type { WatchAnswer } from './slow-readers.js';
 import type { Executor } from '../operations/executor.js';
-import { guardTransport, JSON_RPC, jsonRpcErrorBody } from '../mcp/protocol-errors.js';
+import {
+  guardTransport,
+  invalidMessage,
+  JSON_RPC,
+  jsonRpcErrorBody,
+} from '../mcp/protocol-errors.js';
 import { createMcpServer } from '../mcp/server.js';
 import { runTool, type Toolset } from '../mcp/tools.js';
 import { directToolCall, toolCallResponse } from './mcp-tool-call.js';
@@ -42,6 +47,27 @@ function protocolVersionSupported(request: FastifyRequest): boolean {
     (typeof version === 'string' &&
       (SUPPORTED_PROTOCOL_VERSIONS.includes(version) || MODERN_PROTOCOL_VERSIONS.includes(version)))
   );
+}
+
+/** Whether a Content-Type is JSON's (any parameters aside): a text/plain body is no message. */
+function isJsonType(type: string | undefined): boolean {
+  return type?.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * Whether an Accept header admits a JSON answer (every answer on /mcp is JSON): absent, or
+ * naming application/json, application/* or *\/* with a weight above 0.
+ */
+function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined) return true;
+  return accept.split(',').some((part) => {
+    const [range, ...parameters] = part.trim().toLowerCase().split(';');
+    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return (
+      ['application/json', 'application/*', '*/*'].includes(range.trim()) &&
+      (q === undefined || Number(q.slice(2)) > 0)
+    );
+  });
 }
 
 /**
@@ -104,12 +130,15 @@ export function mountMcpHttp(
   const modern = modernMcp(executor, toolset);
   app.addHook('onClose', () => modern.close());
 
+  // Answered before any body is read: a DELETE with a JSON content type and no body is a 405 too.
+  const notAllowed = async (request: FastifyRequest, reply: FastifyReply) =>
+    reply.code(405).header('allow', 'POST').send(errorBody('method_not_allowed', request.id));
   app.route({
     method: ['GET', 'DELETE', 'PUT', 'PATCH'],
     url: MCP_PATH,
     config: { meters },
-    handler: async (request, reply) =>
-      reply.code(405).header('allow', 'POST').send(errorBody('method_not_allowed', request.id)),
+    onRequest: notAllowed,
+    handler: notAllowed,
   });
 
   app.post(MCP_PATH, {
@@ -124,6 +153,14 @@ export function mountMcpHttp(
         return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.batch));
       if (!protocolVersionSupported(request))
         return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.protocolVersion));
+      // One rule for every era, before either path (docs/mcp.md, "Malformed requests").
+      if (!isJsonType(request.headers['content-type']))
+        return reply.code(415).send(jsonRpcErrorBody(JSON_RPC.mediaType));
+      const invalid = invalidMessage(request.body);
+      if (invalid)
+        return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.invalidRequest, invalid.id));
+      if (!acceptsJson(request.headers.accept))
+        return reply.code(406).send(jsonRpcErrorBody(JSON_RPC.notAcceptable));
       const principal = request.principal as Principal;
       checkToolScope(request, principal, toolset);
       const { receivedAt } = request;
@@ -158,6 +195,9 @@ export function mountMcpHttp(
         void server.close();
       });
       await server.connect(transport);
+      // Answers are JSON (enableJsonResponse): the Accept rule was applied above, and the SDK's
+      // own (both JSON and an event stream) would refuse what the other paths take.
+      request.raw.headers.accept = 'application/json, text/event-stream';
       writeRaw(request, reply, watchAnswer);
       await transport.handleRequest(request.raw, reply.raw, request.body);
     },

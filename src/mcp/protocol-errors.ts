@@ -29,6 +29,10 @@ export const JSON_RPC = {
     code: -32000,
     message: 'Unsupported Media Type: Content-Type must be application/json.',
   },
+  notAcceptable: {
+    code: -32000,
+    message: 'Not Acceptable: the Accept header must admit application/json.',
+  },
 } as const;
 
 type Known = (typeof JSON_RPC)[keyof typeof JSON_RPC];
@@ -52,9 +56,37 @@ export class ProtocolError extends Error {
   }
 }
 
-/** A JSON-RPC error response for a request that never reached the protocol layer (id null). */
-export function jsonRpcErrorBody(known: Known) {
-  return { jsonrpc: '2.0' as const, error: { code: known.code, message: known.message }, id: null };
+/**
+ * A JSON-RPC error response for a request that never reached the protocol layer: `id` null
+ * unless the message carried a usable one.
+ */
+export function jsonRpcErrorBody(known: Known, id: string | number | null = null) {
+  return { jsonrpc: '2.0' as const, error: { code: known.code, message: known.message }, id };
+}
+
+const isId = (value: unknown): value is string | number =>
+  typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+
+/**
+ * Whether a parsed body is one JSON-RPC message as MCP has them: `jsonrpc` "2.0" and a request
+ * (`method` a string, an integer or string `id`), a notification (no `id`) or a response (`id` and
+ * `result` or `error`), `params` an object when present. Null when it is; else the `id` to answer
+ * the -32600 with (the message's when usable, else null), on every path and era alike.
+ */
+export function invalidMessage(body: unknown): { id: string | number | null } | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { id: null };
+  const message = body as Record<string, unknown>;
+  const id = isId(message.id) ? message.id : null;
+  if (message.jsonrpc !== '2.0') return { id };
+  if ('method' in message) {
+    const params = message.params;
+    const paramsOk =
+      params === undefined ||
+      (typeof params === 'object' && params !== null && !Array.isArray(params));
+    const idOk = !('id' in message) || isId(message.id);
+    return typeof message.method === 'string' && paramsOk && idOk ? null : { id };
+  }
+  return isId(message.id) && ('result' in message || 'error' in message) ? null : { id };
 }
 
 /**

@@ -80,10 +80,16 @@ export function listViewResources(): ListResourcesResult {
   return { resources: reportViewHtml() === null ? [] : [RESOURCE] };
 }
 
-/** resources/read: the view's HTML, or the fixed -32602 of JSON_RPC.notFound for any other URI. */
-export function readViewResource(params: { uri: string }): McpUiReadResourceResult {
+/**
+ * resources/read: the view's HTML; the fixed -32602 of JSON_RPC.invalidParams without a string
+ * `uri`, of JSON_RPC.notFound for any other URI.
+ */
+export function readViewResource(params: unknown): McpUiReadResourceResult {
+  const uri = (params as { uri?: unknown } | null)?.uri;
+  if (typeof params !== 'object' || params === null || typeof uri !== 'string')
+    throw new ProtocolError(JSON_RPC.invalidParams);
   const text = reportViewHtml();
-  if (params.uri !== REPORT_VIEW_URI || text === null) throw new ProtocolError(JSON_RPC.notFound);
+  if (uri !== REPORT_VIEW_URI || text === null) throw new ProtocolError(JSON_RPC.notFound);
   return {
     contents: [
       { uri: REPORT_VIEW_URI, mimeType: RESOURCE_MIME_TYPE, text, _meta: { ui: RESOURCE_UI } },

@@ -46,6 +46,9 @@ export function createMcpServer(
   );
   // The report view of MCP Apps (report-view.ts): one resource, the same for every token.
   server.setRequestHandler('resources/list', () => listViewResources());
-  server.setRequestHandler('resources/read', (request) => readViewResource(request.params));
+  // Its params loose too: a missing or non-string uri is the fixed -32602, not the SDK's -32603.
+  server.setRequestHandler('resources/read', { params: LOOSE_PARAMS }, (params) =>
+    readViewResource(params),
+  );
   return server;
 }

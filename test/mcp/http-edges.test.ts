@@ -128,12 +128,17 @@ for (const dialect of DIALECTS) {
     for (const [what, body] of [
       ['malformed JSON', '{"jsonrpc": "2.0", "id": 1,'],
       ['an empty body', ''],
-      ['a JSON value that is not a message', '42'],
     ]) {
       it(`answers ${what} with HTTP 400 and -32700`, async () => {
         assertJsonRpcError(await mcpPost(base, body, auth), 400, -32700);
       });
     }
+
+    // Valid JSON that is no JSON-RPC message is an Invalid Request, on every era's path alike
+    // (docs/mcp.md "Malformed requests"; the 2025 SDK transport called it a parse error).
+    it('answers a JSON value that is not a message with HTTP 400 and -32600', async () => {
+      assertJsonRpcError(await mcpPost(base, '42', auth), 400, -32600);
+    });
 
     it('answers a body that is not JSON with 415 and a JSON-RPC error', async () => {
       assertJsonRpcError(
