@@ -55,9 +55,10 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     /**
-     * Shuts down (SIGTERM): stops accepting, answers new requests on open connections 503,
-     * closes idle connections at once, lets requests in flight finish for at most `drainMs`,
-     * then closes every connection left, a half-sent request's included.
+     * Shuts down (SIGTERM): answers new requests 503 (connection: close), keeps accepting until
+     * no connection came for 40 ms (so none that reached the server is reset), then stops
+     * accepting, closes idle connections, lets requests in flight finish (all within `drainMs`),
+     * and closes every connection left, a half-sent request's included.
      */
     drainAndClose(drainMs: number): Promise<void>;
   }
@@ -68,6 +69,9 @@ export const BODY_LIMIT = 1024 * 1024;
 /** A client has this long to send its headers, and the whole request, or the connection drops. */
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
+/** How long the listener must see no new connection before a drain closes it (drainAndClose). */
+const QUIET_MS = 40;
+
 /** /healthz answers 503 within 2 s while the store does not answer (README, DESIGN §4.1). */
 const HEALTH_DEADLINE_MS = 1500;
 
@@ -146,6 +150,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { querystringParser: parseQueryString },
     // While draining, new requests get this service's own 503 (below), not Fastify's body.
     return503OnClosing: false,
+    // drainAndClose closes connections itself, once those that reached the server are answered.
+    forceCloseConnections: false,
   });
 
   let inFlight = 0;
@@ -233,13 +239,40 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     watchAnswer,
   });
 
+  // Connections accepted so far: the drain keeps listening until none came for a while.
+  let connections = 0;
+  app.server.on('connection', () => {
+    connections++;
+  });
+
   app.decorate('drainAndClose', async (drainMs: number) => {
     closing = true;
+    const deadline = monotonicNow() + drainMs;
+    // Connections that reached the server just before the signal, some still in the kernel's
+    // listen backlog, would be reset by closing the listener under them: it stays open until no
+    // connection has come for QUIET_MS, each request meanwhile answered 503 (connection: close).
+    // Counted in turns of the event loop too: a turn blocked by a long request accepts nothing.
+    let quietSince = monotonicNow();
+    let seen = connections;
+    let quietTurns = 0;
+    while (monotonicNow() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, QUIET_MS / 4));
+      // After the timer, a poll phase (where connections are accepted and read), then this.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (connections !== seen) {
+        seen = connections;
+        quietSince = monotonicNow();
+        quietTurns = 0;
+      } else if (++quietTurns >= 2 && monotonicNow() - quietSince >= QUIET_MS) break;
+    }
     const closed = app.close();
+    // Keep-alive connections with nothing in flight: closed now (any request they had sent was read
+    // and answered during the quiet wait).
+    app.server.closeIdleConnections();
     if (inFlight > 0) {
       await new Promise<void>((resolve) => {
         drained = resolve;
-        setTimeout(resolve, drainMs).unref();
+        setTimeout(resolve, Math.max(0, deadline - monotonicNow())).unref();
       });
     }
     app.server.closeAllConnections();

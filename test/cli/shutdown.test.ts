@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { exitOf, freePort, startServer } from '../support/cli.js';
 import { staffToken } from '../support/harness.js';
@@ -109,6 +110,38 @@ describe('SIGTERM drains and exits 0 whatever clients hold open', { timeout: 120
     assert.equal(await exitOf(child), 0);
     await stuckClosed;
     await halfClosed;
+  });
+
+  it('answers every request that reached it in the last moments before SIGTERM: its result or 503', async () => {
+    const { port, child } = await serve(10_000);
+    // 30 connections at once, each sending a whole request, and the signal 2 ms later: some are
+    // still in the kernel's listen backlog, some accepted with their request unread.
+    const answers = Array.from(
+      { length: 30 },
+      () =>
+        new Promise<string>((resolve) => {
+          const socket = connect(port, '127.0.0.1');
+          let text = '';
+          socket.setEncoding('utf8');
+          socket.on('data', (chunk: string) => (text += chunk));
+          socket.once('error', (error: NodeJS.ErrnoException) => resolve(`${error.code}`));
+          socket.once('close', () => resolve(text));
+          socket.write(
+            `GET /api/v1/timesheets?limit=200 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+          );
+        }),
+    );
+    await sleep(2);
+    child.kill('SIGTERM');
+    const settled = await Promise.all(answers);
+    const unanswered = settled.filter((text) => !text.startsWith('HTTP/1.1 '));
+    assert.deepEqual(unanswered, [], `${unanswered.length} of 30 reset or closed unanswered`);
+    for (const text of settled) {
+      const answer = parseRawAnswer(text);
+      assert.ok([200, 503].includes(answer.status), answer.raw);
+      if (answer.status === 503) assert.equal(answer.body.error.code, 'unavailable', answer.raw);
+    }
+    assert.equal(await exitOf(child), 0);
   });
 
   it('exits 0 at once with nothing in flight, with only a half-sent request open', async () => {
