@@ -121,6 +121,11 @@ export interface Config {
    * addresses (tests, a private network); unset, empty or `0`: https and public addresses only.
    */
   webhookAllowInsecure: boolean;
+  /**
+   * VMS_READ_AUTH_FAILURES_PER_MINUTE: failed authentications from one address within a minute
+   * before it gets 429 for the rest of it, default 20; 0 turns the limit off.
+   */
+  authFailuresPerMinute: number;
   /** VMS_READ_WEBHOOK_RETRY_MS: the gap before a failed delivery's first retry, default 5000. */
   webhookRetryMs: number;
   /**
@@ -335,6 +340,13 @@ export function readConfig(env: Env = process.env): Config {
       'must be a whole number of days (0 removes tombstones at once)',
     ),
     webhookAllowInsecure: onOff(env, 'VMS_READ_WEBHOOK_ALLOW_INSECURE'),
+    authFailuresPerMinute: wholeNumber(
+      env,
+      'VMS_READ_AUTH_FAILURES_PER_MINUTE',
+      20,
+      0,
+      'must be a whole number of failures (0 turns the limit off)',
+    ),
     webhookRetryMs: wholeNumber(
       env,
       'VMS_READ_WEBHOOK_RETRY_MS',

@@ -33,6 +33,8 @@ export interface ServiceOptions {
   secret?: string;
   /** Requests a minute per token (VMS_READ_QUOTA_PER_MINUTE), default 6000; 0 turns the quota off. */
   quotaPerMinute?: number;
+  /** VMS_READ_AUTH_FAILURES_PER_MINUTE: failed authentications a minute per address, default 20; 0 off. */
+  authFailuresPerMinute?: number;
   /** REDIS_URL: count the quota in this Redis, shared with every instance pointing at it. */
   redisUrl?: string;
   /** Where the shared quota reports Redis outages; createService uses the app's logger. */
@@ -97,6 +99,7 @@ export function serviceSettings(
   ServiceOptions,
   | 'secret'
   | 'quotaPerMinute'
+  | 'authFailuresPerMinute'
   | 'redisUrl'
   | 'reportTimeoutMs'
   | 'origins'
@@ -114,6 +117,7 @@ export function serviceSettings(
   return {
     secret,
     quotaPerMinute,
+    authFailuresPerMinute: config.authFailuresPerMinute,
     redisUrl,
     reportTimeoutMs,
     origins,
@@ -158,6 +162,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     readResults: new ResultCache(options.cacheReads ?? true, true),
     cursors: createCursorCodec(secret),
     quota: quotaOf(options),
+    authFailuresPerMinute: options.authFailuresPerMinute,
     now: options.now ?? (() => new Date()),
     catalogs: new CatalogCache(),
     reportTimeoutMs: options.reportTimeoutMs ?? DEFAULT_REPORT_TIMEOUT_MS,

@@ -42,7 +42,11 @@ export async function authenticateAndAdmit(
   executor: Executor,
   request: FastifyRequest,
 ): Promise<void> {
-  const principal = await executor.authenticate(authorizationOf(request), request.receivedAt);
+  const principal = await executor.authenticate(
+    authorizationOf(request),
+    request.receivedAt,
+    request.ip,
+  );
   await executor.admit(principal);
   request.principal = principal;
 }

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { AccessTokenVerifier } from '../auth/access-tokens.js';
+import { FailedAttempts } from '../auth/failed-attempts.js';
 import { PrincipalCache } from '../auth/principal-cache.js';
 import type { Principal } from '../auth/principal.js';
 import type { Quota } from '../auth/quota.js';
@@ -22,6 +23,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export interface ExecutorDeps {
   store: TokenReads & ResourceReads;
+  /** Failed authentications allowed a minute per address (VMS_READ_AUTH_FAILURES_PER_MINUTE); 0: off. */
+  authFailuresPerMinute?: number;
   /** What reports read: the columnar copy (ColumnarReports) or the row store itself. */
   facts: ReportFacts;
   reportResults: ResultCache<Row[]>;
@@ -129,9 +132,11 @@ const reportLate = () => new ReportTimeoutError();
 export class Executor {
   private readonly validator = validatorFactory();
   private readonly principals: PrincipalCache;
+  private readonly failures: FailedAttempts;
 
   constructor(readonly deps: ExecutorDeps) {
     this.principals = new PrincipalCache(deps.accessTokens);
+    this.failures = new FailedAttempts(deps.authFailuresPerMinute);
   }
 
   /** Compiles every operation's input validator now, so no request pays for it (start-up). */
@@ -139,13 +144,41 @@ export class Executor {
     for (const operation of operations) this.validator(operation);
   }
 
-  authenticate(authorization: string | undefined, receivedAt = monotonicNow()): Promise<Principal> {
+  /**
+   * The principal of an Authorization header, or 401. With the client's `address` (HTTP), failed
+   * authentications are counted per address, and an address past the limit gets 429 without its
+   * token being checked, unless it authenticated lately (auth/failed-attempts.ts).
+   */
+  async authenticate(
+    authorization: string | undefined,
+    receivedAt = monotonicNow(),
+    address?: string,
+  ): Promise<Principal> {
     const { store, now, storeTimeoutMs } = this.deps;
-    return withDeadline(
-      this.principals.resolve(store, authorization, now()),
-      receivedAt + storeTimeoutMs - monotonicNow(),
-      storeLate,
-    );
+    const at = now();
+    if (address !== undefined) {
+      const wait = this.failures.blockedFor(address, at.getTime());
+      if (wait > 0 && !this.failures.knows(authorization))
+        throw new ApiError(
+          'rate_limited',
+          { 'retry-after': String(wait), connection: 'close' },
+          'Too many failed authentications from this address; retry after Retry-After seconds.',
+        );
+    }
+    try {
+      const principal = await withDeadline(
+        this.principals.resolve(store, authorization, at),
+        receivedAt + storeTimeoutMs - monotonicNow(),
+        storeLate,
+      );
+      if (address !== undefined && authorization !== undefined)
+        this.failures.succeeded(authorization);
+      return principal;
+    } catch (error) {
+      if (address !== undefined && error instanceof ApiError && error.code === 'unauthorized')
+        this.failures.failed(address, at.getTime());
+      throw error;
+    }
   }
 
   /** The workspace's report catalog, as a request of it reads it. */

@@ -20,6 +20,7 @@ describe('readConfig: the environment, read once and checked', () => {
       unsentMb: 64,
       tombstoneDays: 30,
       webhookAllowInsecure: false,
+      authFailuresPerMinute: 20,
       webhookRetryMs: 5000,
       webhookLeaseMs: 30000,
       origins: { publicUrl: undefined, allowedOrigins: [] },
@@ -52,6 +53,7 @@ describe('readConfig: the environment, read once and checked', () => {
       VMS_READ_UNSENT_MB: '8',
       VMS_READ_TOMBSTONE_DAYS: '0',
       VMS_READ_WEBHOOK_RETRY_MS: '50',
+      VMS_READ_AUTH_FAILURES_PER_MINUTE: '0',
       VMS_READ_WEBHOOK_LEASE_MS: '2000',
       VMS_READ_WEBHOOK_ALLOW_INSECURE: '1',
       VMS_READ_PUBLIC_URL: 'https://vms.example.com/base',
@@ -90,6 +92,7 @@ describe('readConfig: the environment, read once and checked', () => {
       unsentMb: 8,
       tombstoneDays: 0,
       webhookAllowInsecure: true,
+      authFailuresPerMinute: 0,
       webhookRetryMs: 50,
       webhookLeaseMs: 2000,
       origins: {

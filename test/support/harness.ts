@@ -23,6 +23,8 @@ export const OTHER_WS = 'ws_team';
 export interface HarnessOptions {
   dialect?: Dialect;
   quotaPerMinute?: number;
+  /** Failed authentications a minute per address; off (0) unless a test asks, as the quota. */
+  authFailuresPerMinute?: number;
   /** Share the quota through this Redis (REDIS_URL). */
   redisUrl?: string;
   /** The app's pino options (default: no log). */
@@ -88,6 +90,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     facts,
     secret: 'test-secret',
     quotaPerMinute: options.quotaPerMinute ?? 0,
+    authFailuresPerMinute: options.authFailuresPerMinute ?? 0,
     redisUrl: options.redisUrl,
     logger: options.logger,
     reportTimeoutMs: options.reportTimeoutMs,
