@@ -21,6 +21,7 @@ import {
   processMemory,
   spawnServer,
 } from './lib.mjs';
+import { runAttacks } from './attacks.mjs';
 import { prng, shapeGenerator, valuePools, viewsOf } from './shapes.mjs';
 
 const { values } = parseArgs({
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     port: { type: 'string' },
     concurrency: { type: 'string', default: '12' },
     seed: { type: 'string', default: '1' },
+    attacks: { type: 'string', default: 'on' },
   },
 });
 const MINUTES = Number(values.minutes);
@@ -40,6 +42,10 @@ const SEED = Number(values.seed);
 const SCALE = values.scale;
 if (!(MINUTES > 0) || !(CONCURRENCY >= 1) || !Number.isInteger(SEED)) {
   console.error('usage: node bench/soak.mjs [--minutes N>0] [--concurrency N] [--seed INT]');
+  process.exit(2);
+}
+if (!['on', 'off', 'only'].includes(values.attacks)) {
+  console.error('--attacks: on (after the traffic, the default), off, or only (no traffic)');
   process.exit(2);
 }
 if (!['tiny', 'small', 'medium', 'large'].includes(SCALE)) {
@@ -52,7 +58,7 @@ if (values.pg && values.db) {
 }
 const DATA_SEED = { scale: SCALE, seed: '1', asOf: '2026-06-30' };
 const WORKSPACE = 'ws_business';
-const TOTAL_MS = MINUTES * 60_000;
+const TOTAL_MS = values.attacks === 'only' ? 0 : MINUTES * 60_000;
 // First 30 s or 10% of the run, whichever is longer (half of a run shorter than a minute).
 const WARMUP_MS = TOTAL_MS >= 60_000 ? Math.max(30_000, TOTAL_MS / 10) : TOTAL_MS / 2;
 const IDLE_MS = 5_000;
@@ -642,6 +648,17 @@ async function main() {
     );
     if (!server.crashed) await sleep(IDLE_MS);
     const end = processMemory(pid);
+    const attacks =
+      values.attacks === 'off' || server.crashed
+        ? null
+        : await runAttacks({
+            db,
+            port,
+            pid,
+            attackerToken: staffToken,
+            victimToken: mintToken(db, 'staff'),
+            log,
+          });
     clearInterval(sampler);
     const shutdown = server.crashed ? null : await server.stop();
 
@@ -660,6 +677,7 @@ async function main() {
       reports: run.reports,
       distinct,
       crashed: server.crashed,
+      attacks,
       shutdown,
       serverLog: server.log,
     });
@@ -807,6 +825,7 @@ function summarize(r) {
     },
     targets,
     findings,
+    attacks: r.attacks,
     shutdown: r.shutdown,
     crashed: r.crashed,
     serverLog: r.serverLog,
@@ -847,6 +866,16 @@ function print(o) {
     `${h.p50Ms} / ${h.p99Ms} / ${h.maxMs} (${h.probes} probes, ${h.failed} failed)`,
   );
   for (const [name, t] of Object.entries(o.targets)) line(`  ${t.result}`, `${name}: ${t.value}`);
+  if (o.attacks) {
+    for (const name of ['unreadPipelinesWithToken', 'unreadPipelinesWithoutToken']) {
+      const { victim, peakRssMb } = o.attacks[name];
+      line(
+        `${name}`,
+        `victim 200s ${victim.ok}/${victim.requests} (${victim.okShare}), p50/p99/max ${victim.p50Ms}/${victim.p99Ms}/${victim.maxMs} ms, peak RSS ${peakRssMb} MB`,
+      );
+    }
+    line('vanishing waves: RSS MB', o.attacks.waves.rssMbBeforeAndAfterEachWave.join(' -> '));
+  }
   line('shutdown', JSON.stringify(o.shutdown));
   if (o.findings.length) {
     console.log('findings:');

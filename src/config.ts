@@ -59,6 +59,12 @@ export interface Config {
   sendTimeoutMs: number;
   /** VMS_READ_UNSENT_MB: answers' bytes clients have not read, in all, before new requests get 503. */
   unsentMb: number;
+  /** VMS_READ_CLIENT_UNSENT_MB: one client's unread answers before its new requests get 429. */
+  clientUnsentMb: number;
+  /** VMS_READ_CLIENT_PENDING: one client's requests not yet answered in full, at most. */
+  clientPending: number;
+  /** VMS_READ_CLIENT_PIPELINED: of them, those queued behind another on their connection. */
+  clientPipelined: number;
   /** VMS_READ_PUBLIC_URL and VMS_READ_ALLOWED_ORIGINS (comma-separated). */
   origins: OriginConfig;
   /** VMS_READ_PG_POOL_SIZE: connections to PostgreSQL, default 10. */
@@ -312,6 +318,27 @@ export function readConfig(env: Env = process.env): Config {
       'must be a whole number of milliseconds',
     ),
     unsentMb: wholeNumber(env, 'VMS_READ_UNSENT_MB', 64, 1, 'must be a whole number of megabytes'),
+    clientUnsentMb: wholeNumber(
+      env,
+      'VMS_READ_CLIENT_UNSENT_MB',
+      16,
+      1,
+      'must be a whole number of megabytes',
+    ),
+    clientPending: wholeNumber(
+      env,
+      'VMS_READ_CLIENT_PENDING',
+      256,
+      1,
+      'must be a whole number of requests, at least 1',
+    ),
+    clientPipelined: wholeNumber(
+      env,
+      'VMS_READ_CLIENT_PIPELINED',
+      16,
+      0,
+      'must be a whole number of requests',
+    ),
     origins: originsOf(env),
     pgPoolSize: wholeNumber(
       env,

@@ -30,6 +30,17 @@ export const ERRORS = {
     code: 'unavailable',
     message: 'Report capacity is exhausted for the moment; retry later.',
   },
+  unread_answers: {
+    status: 429,
+    code: 'rate_limited',
+    message:
+      'This client holds too many answers it has not read, or too many requests waiting on one another; read them, then retry.',
+  },
+  answers_backlog: {
+    status: 503,
+    code: 'unavailable',
+    message: 'Answers their clients have not read fill this instance for the moment; retry later.',
+  },
   shutting_down: {
     status: 503,
     code: 'unavailable',

@@ -25,6 +25,8 @@ import type { ReportFacts, Store, Workspace } from './store/store.js';
 import { warmReports, type WarmUp } from './operations/warm-up.js';
 import { WebhookDelivery, type DeliverySettings } from './webhooks/delivery.js';
 
+const MB = 1024 * 1024;
+
 export interface ServiceOptions {
   store: Store;
   /** What reports read; by default the store itself (serve passes the columnar copy). */
@@ -54,7 +56,7 @@ export interface ServiceOptions {
   /** Count requests and serve them at GET /metrics (VMS_READ_METRICS=1); off by default. */
   metrics?: boolean;
   /** Bounds on answers clients do not read (VMS_READ_SEND_TIMEOUT_MS, VMS_READ_UNSENT_MB). */
-  slowReaders?: SlowReaderLimits;
+  slowReaders?: Partial<SlowReaderLimits>;
   /** Identity providers whose JWT access tokens are accepted (VMS_READ_OAUTH_ISSUERS). */
   oauthIssuers?: readonly OAuthIssuer[];
   /** Checks those tokens; createService makes one for its app's resource identifiers. */
@@ -130,7 +132,13 @@ export function serviceSettings(
       leaseMs: config.webhookLeaseMs,
     },
     metrics,
-    slowReaders: { sendMs: config.sendTimeoutMs, unsentBytes: config.unsentMb * 1024 * 1024 },
+    slowReaders: {
+      sendMs: config.sendTimeoutMs,
+      unsentBytes: config.unsentMb * MB,
+      clientUnsentBytes: config.clientUnsentMb * MB,
+      clientPending: config.clientPending,
+      clientPipelined: config.clientPipelined,
+    },
     oauthIssuers: config.oauthIssuers,
     oauthServer: config.oauthServer,
     webSignIn: config.webSignIn,

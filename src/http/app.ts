@@ -27,12 +27,7 @@ import { mountWebApp } from './web-app.js';
 import { serverOrigin, type OriginConfig, type ServerOrigin } from './server-origin.js';
 import { WEB_CLIENT_ID } from '../oauth-server/authorization-server.js';
 import { mountAuthorizationServer, type AuthorizationServerMount } from '../oauth-server/mount.js';
-import {
-  DEFAULT_SEND_TIMEOUT_MS,
-  DEFAULT_UNSENT_MB,
-  installSlowReaderLimits,
-  type SlowReaderLimits,
-} from './slow-readers.js';
+import { installSlowReaderLimits, type SlowReaderLimits } from './slow-readers.js';
 
 export interface AppDeps {
   executor: Executor;
@@ -42,8 +37,8 @@ export interface AppDeps {
   logger?: boolean | Record<string, unknown> | FastifyBaseLogger;
   /** The server's own origin, and the browser origins allowed on /mcp and answered by CORS. */
   origins: OriginConfig;
-  /** Bounds on answers clients do not read (slow-readers.ts); defaults when absent. */
-  slowReaders?: SlowReaderLimits;
+  /** Bounds on answers clients do not read (slow-readers.ts); defaults where absent. */
+  slowReaders?: Partial<SlowReaderLimits>;
   /** The authorization servers whose tokens are accepted, as the resource metadata lists them. */
   authorizationServers?: (origin: ServerOrigin) => readonly string[];
   /** The built-in authorization server, mounted at this origin when given (DESIGN §4.12). */
@@ -187,13 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
-  const watchAnswer = installSlowReaderLimits(
-    app,
-    deps.slowReaders ?? {
-      sendMs: DEFAULT_SEND_TIMEOUT_MS,
-      unsentBytes: DEFAULT_UNSENT_MB * 1024 * 1024,
-    },
-  );
+  const watchAnswer = installSlowReaderLimits(app, deps.slowReaders);
   installJsonBodyParser(app);
   const origin = serverOrigin(app, deps.origins);
   const answer = errorAnswer(origin);

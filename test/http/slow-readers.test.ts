@@ -1,52 +1,31 @@
 /**
  * Slow readers (issue 21, item 2): a client that does not read its answer is cut off once the
- * send bound passes, and while answers no client has read hold more than the budget, new
- * requests are answered 503 at once (`/healthz` still answers). Real sockets on loopback; the
+ * send bound passes, and while its unread answers hold more than its share, its new requests are
+ * answered 429 at once (`/healthz` still answers; other clients: unread-shares.test.ts). Real sockets on loopback; the
  * bounds are set small so the test runs in seconds, and what is asserted is what happened, each
  * wait bounded by a deadline.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createService } from '../../src/service.js';
 import { installSlowReaderLimits } from '../../src/http/slow-readers.js';
+import { silentClient, until } from '../support/raw-http.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 import { staffToken } from '../support/harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Connects and sends `request`, then never reads: the answer waits in buffers. */
-function silentReader(port: number, request: string): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.pause();
-      socket.write(request);
-      resolve(socket);
-    });
-    socket.once('error', reject);
-  });
-}
 
 const connections = (app: FastifyInstance) =>
   new Promise<number>((resolve, reject) =>
     app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
   );
 
-/** Polls until `check` holds, for at most `ms`. */
-async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail('not reached before the deadline');
-    await sleep(50);
-  }
-}
-
 describe('answers no client reads hold nothing for long', () => {
-  it('answers 503 while unread answers pass the budget, keeps /healthz, and frees them at the send bound', async () => {
+  it("answers 429 while a client's unread answers pass its share, keeps /healthz, and frees them at the send bound", async () => {
     const app = Fastify();
-    installSlowReaderLimits(app, { sendMs: 1500, unsentBytes: 4 * 1024 * 1024 });
+    installSlowReaderLimits(app, { sendMs: 1500, clientUnsentBytes: 4 * 1024 * 1024 });
     const big = 'x'.repeat(40 * 1024 * 1024);
     app.get('/big', async () => big);
     app.get('/small', async () => 'ok');
@@ -54,11 +33,11 @@ describe('answers no client reads hold nothing for long', () => {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const port = (app.server.address() as { port: number }).port;
     try {
-      const reader = await silentReader(port, 'GET /big HTTP/1.1\r\nHost: x\r\n\r\n');
+      const reader = await silentClient(port, 'GET /big HTTP/1.1\r\nHost: x\r\n\r\n');
       // The system's buffers take a few MB; the rest (tens of MB) waits in this process.
-      await until(async () => (await fetch(`http://127.0.0.1:${port}/small`)).status === 503);
+      await until(async () => (await fetch(`http://127.0.0.1:${port}/small`)).status === 429);
       const refused = await fetch(`http://127.0.0.1:${port}/small`);
-      assert.equal(refused.status, 503);
+      assert.equal(refused.status, 429);
       assert.equal(refused.headers.get('retry-after'), '1');
       assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
       // Past the send bound the reader is cut off and what it held is freed.
@@ -83,7 +62,7 @@ describe('answers no client reads hold nothing for long', () => {
         store: db.store,
         secret: 'test-secret',
         quotaPerMinute: 0,
-        slowReaders: { sendMs: 1000, unsentBytes: 64 * 1024 * 1024 },
+        slowReaders: { sendMs: 1000 },
       }));
       await app.listen({ host: '127.0.0.1', port: 0 });
       port = (app.server.address() as { port: number }).port;
@@ -100,7 +79,7 @@ describe('answers no client reads hold nothing for long', () => {
 
     it('closes each such connection once the send bound passes, whatever the system buffered', async () => {
       const readers = await Promise.all(
-        Array.from({ length: 20 }, () => silentReader(port, request)),
+        Array.from({ length: 20 }, () => silentClient(port, request)),
       );
       await until(async () => (await connections(app)) >= 20);
       // Nothing is read; the server closes all twenty of its own accord.
@@ -183,14 +162,14 @@ describe('answers no client reads hold nothing for long', () => {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const port = (app.server.address() as { port: number }).port;
     try {
-      const client = await silentReader(port, 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+      const client = await silentClient(port, 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
       await running;
       client.destroy();
       await done;
-      assert.equal(watch.sending(), 0);
+      assert.equal(watch.pending(), 0);
       // And an answer read in full leaves nothing counted either.
       assert.equal((await fetch(`http://127.0.0.1:${port}/small`)).status, 200);
-      await until(async () => watch.sending() === 0, 5000);
+      await until(async () => watch.pending() === 0, 5000);
     } finally {
       await app.close();
     }

@@ -50,3 +50,20 @@ export async function rawRequest(port: number, bytes: string): Promise<Answer> {
   socket.write(bytes);
   return parseRawAnswer(await answer);
 }
+
+/** Connects, sends `requests` (raw HTTP, pipelined when several), then reads nothing. */
+export async function silentClient(port: number, requests: string): Promise<Socket> {
+  const socket = await openSocket(port);
+  socket.pause();
+  socket.write(requests);
+  return socket;
+}
+
+/** Polls until `check` holds, every 20 ms for at most `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not reached within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
