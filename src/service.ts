@@ -166,7 +166,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
   return new Executor({
     store,
     facts,
-    reportResults: new ResultCache(options.cacheReports ?? true),
+    reportResults: new ResultCache(options.cacheReports ?? true, true),
     readResults: new ResultCache(options.cacheReads ?? true, true),
     cursors: createCursorCodec(secret),
     quota: quotaOf(options),

@@ -46,7 +46,8 @@ export const digestOf = (key: string): string =>
  * nothing needs invalidating. Bounded by entries and by size (least recently used dropped first);
  * one larger than a sixteenth of the bound is never kept. Identical requests that arrive together run once; failures are never kept.
  *
- * Two are used: report results (keyed by engine, data stamp and compiled SQL; see
+ * Two are used, both keeping an answer from its second request: report results (keyed by
+ * engine, data stamp and compiled SQL; see
  * `reportResultKey`) and resource reads (keyed by the store's change stamp, token, operation and
  * input; see the executor). Keys are held as digests (`digestOf`).
  */
@@ -66,8 +67,10 @@ export class ResultCache<T> {
   /**
    * `enabled: false` runs every request (measurements of the engines themselves). With
    * `admitOnSecond`, an answer is kept from its second request on: a one-pass read of many
-   * records (an export, an agent walking every invoice) neither pays for sizing its answers nor
-   * evicts what is reused. Without it (reports, costly to compute) the first answer is kept.
+   * records (an export, an agent walking every invoice) or of many report shapes (an agent
+   * exploring) neither pays for sizing its answers nor evicts what is reused, nor grows the
+   * process by a full cache of answers asked once (issue 35: 5,000 new report shapes grew the
+   * server by 36 MB after warm-up, 21–25 MB so). Without it the first answer is kept.
    */
   constructor(
     private readonly enabled = true,
