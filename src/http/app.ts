@@ -203,6 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.authorizationServer)
     await mountAuthorizationServer(app, {
       ...deps.authorizationServer,
+      failures: deps.executor.failures,
       issuer: () => origin.resource(),
       // Behind a proxy that ends TLS, an https issuer trusts the proxy's X-Forwarded-Proto.
       proxy: origin.resource().startsWith('https:'),

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FailedAttempts } from '../auth/failed-attempts.js';
 import type Provider from 'oidc-provider';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { isScope } from '../auth/scopes.js';
@@ -20,6 +21,8 @@ export interface InteractionDeps {
   tokens: Pick<TokenReads, 'findTokenById' | 'findTokenByHash'>;
   demoAccounts?: readonly DemoSignIn[];
   now?: () => number;
+  /** Failed authentications per address, shared with the API: a wrong key counts there too. */
+  failures?: FailedAttempts;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -132,8 +135,10 @@ export function mountInteractions(app: FastifyInstance, deps: InteractionDeps): 
         );
       const address = request.ip;
       const blocked = await failures.get(address);
-      if (blocked && blocked.consumedPoints >= SIGN_IN_ATTEMPTS) {
-        reply.header('retry-after', String(Math.ceil(blocked.msBeforeNext / 1000)));
+      const shared = deps.failures?.blockedFor(address, now()) ?? 0;
+      if ((blocked && blocked.consumedPoints >= SIGN_IN_ATTEMPTS) || shared > 0) {
+        const ms = blocked && blocked.consumedPoints >= SIGN_IN_ATTEMPTS ? blocked.msBeforeNext : 0;
+        reply.header('retry-after', String(Math.max(shared, Math.ceil(ms / 1000))));
         return retry(429, 'Too many wrong access keys from here. Wait a minute, then try again.');
       }
       const demo = deps.demoAccounts?.find((account) => account.name === request.body?.demo);
@@ -144,6 +149,7 @@ export function mountInteractions(app: FastifyInstance, deps: InteractionDeps): 
       const key = row ? await liveKey(deps.tokens, row.id, now()) : null;
       if (!key) {
         await failures.penalty(address, 1).catch(() => {});
+        deps.failures?.failed(address, now());
         return retry(401, 'That access key is not valid (or was revoked, or has expired).');
       }
       await failures.delete(address);

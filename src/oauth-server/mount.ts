@@ -1,6 +1,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
+import type { FailedAttempts } from '../auth/failed-attempts.js';
 import type { OAuthRecords } from '../store/sql/oauth-records.js';
 import type { TokenReads } from '../store/store.js';
 import { createAuthorizationServer } from './authorization-server.js';
@@ -24,7 +25,14 @@ export interface AuthorizationServerMount {
   now?: () => number;
   /** How client ID metadata documents are fetched (tests; see createAuthorizationServer). */
   fetch?: typeof fetch;
+  /** Failed authentications per address, the API's own (VMS_READ_AUTH_FAILURES_PER_MINUTE). */
+  failures?: FailedAttempts;
 }
+
+/** Where a client proves something (a code, a refresh token, its own secret). */
+const CHECKED_PATHS = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect']);
+/** The provider's errors that are a failed proof, counted against the address. */
+const FAILED_PROOFS = new Set(['invalid_grant', 'invalid_client']);
 
 /**
  * Mounts the built-in authorization server on the app, at the same origin as the API (DESIGN
@@ -37,9 +45,12 @@ export async function mountAuthorizationServer(
   app: FastifyInstance,
   mount: AuthorizationServerMount,
 ): Promise<void> {
+  const now = mount.now ?? Date.now;
+  const { failures } = mount;
   let made: Provider | null = null;
-  const provider = async () =>
-    (made ??= createAuthorizationServer({
+  const provider = async () => {
+    if (made) return made;
+    made = createAuthorizationServer({
       issuer: mount.issuer(),
       records: mount.records,
       tokens: mount.tokens,
@@ -47,11 +58,23 @@ export async function mountAuthorizationServer(
       proxy: mount.proxy,
       now: mount.now,
       fetch: mount.fetch,
-    }));
+    });
+    // A wrong code, refresh token or client secret counts as a failed authentication of the
+    // address it came from, as a wrong bearer token does on the API (issue 35, item 3).
+    const counted = (ctx: { req: { socket: { remoteAddress?: string } } }, error: unknown) => {
+      const code = (error as { error?: unknown }).error;
+      const address = ctx.req.socket.remoteAddress;
+      if (failures && address && typeof code === 'string' && FAILED_PROOFS.has(code))
+        failures.failed(address, now());
+    };
+    made.on('grant.error', counted);
+    made.on('revocation.error', counted);
+    made.on('introspection.error', counted);
+    return made;
+  };
 
   // Expired records (codes, sessions, refresh tokens past their time) are not found any more;
   // they are removed an hour after the start, then hourly (never on a request's path).
-  const now = mount.now ?? Date.now;
   const sweep = setInterval(() => {
     mount.records.deleteExpiredOAuthRecords(now()).catch((error: unknown) => {
       app.log.warn({ err: error }, 'expired authorization records not removed');
@@ -71,6 +94,7 @@ export async function mountAuthorizationServer(
       tokens: mount.tokens,
       demoAccounts: mount.demoAccounts,
       now: mount.now,
+      failures,
     });
   });
 
@@ -78,6 +102,22 @@ export async function mountAuthorizationServer(
     // The provider reads its own bodies: Fastify leaves them unread here.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // An address past its failed authentications is answered before the provider reads anything,
+    // in OAuth's error shape (RFC 6749 §5.2), 429 with Retry-After, its connection closed.
+    if (failures)
+      scope.addHook('onRequest', (request, reply, done) => {
+        const wait = CHECKED_PATHS.has(request.url.split('?')[0])
+          ? failures.blockedFor(request.ip, now())
+          : 0;
+        if (wait === 0) return done();
+        void reply
+          .code(429)
+          .headers({ 'retry-after': String(wait), connection: 'close' })
+          .send({
+            error: 'temporarily_unavailable',
+            error_description: `Too many failed authentications from this address; retry in ${wait} s.`,
+          });
+      });
     const answer = async (request: FastifyRequest, reply: FastifyReply, path?: string) => {
       const callback = (await provider()).callback();
       reply.hijack();

@@ -132,7 +132,8 @@ const reportLate = () => new ReportTimeoutError();
 export class Executor {
   private readonly validator = validatorFactory();
   private readonly principals: PrincipalCache;
-  private readonly failures: FailedAttempts;
+  /** Failed authentications per address, shared with the built-in server's endpoints. */
+  readonly failures: FailedAttempts;
 
   constructor(readonly deps: ExecutorDeps) {
     this.principals = new PrincipalCache(deps.accessTokens);
