@@ -20,7 +20,7 @@ import { OPERATIONS } from './operations/registry.js';
 import { ReportGate } from './operations/report-gate.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { CatalogCache } from './operations/catalog-cache.js';
-import { ResultCache } from './operations/result-cache.js';
+import { REPORT_CACHE_BOUNDS, ResultCache } from './operations/result-cache.js';
 import type { ReportFacts, Store, Workspace } from './store/store.js';
 import { warmReports, type WarmUp } from './operations/warm-up.js';
 import { WebhookDelivery, type DeliverySettings } from './webhooks/delivery.js';
@@ -166,7 +166,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
   return new Executor({
     store,
     facts,
-    reportResults: new ResultCache(options.cacheReports ?? true, true),
+    reportResults: new ResultCache(options.cacheReports ?? true, false, REPORT_CACHE_BOUNDS),
     readResults: new ResultCache(options.cacheReads ?? true, true),
     cursors: createCursorCodec(secret),
     quota: quotaOf(options),

@@ -12,6 +12,14 @@ export const RESULT_CACHE_BYTES = 8 * 1024 * 1024;
 export const RESULT_CACHE_ENTRIES = 1_000;
 
 /**
+ * Report results: every shape asked is kept from its first run, so 5,000 new shapes fill the
+ * cache whatever their use; at the bounds above that grew a server 36 MB over 5,000 shapes after
+ * a warm-up of 1,000 (issue 35). Half the results, half the bytes (a result of 256 KB of JSON is
+ * still kept: 1,000 rows of a report's row budget).
+ */
+export const REPORT_CACHE_BOUNDS = { bytes: 4 * 1024 * 1024, entries: 500 };
+
+/**
  * About the length of `value` as JSON text, several times faster than serialising it: strings by
  * their length (escapes not counted), numbers by their digits, other leaves as five characters.
  */
@@ -46,20 +54,12 @@ export const digestOf = (key: string): string =>
  * nothing needs invalidating. Bounded by entries and by size (least recently used dropped first);
  * one larger than a sixteenth of the bound is never kept. Identical requests that arrive together run once; failures are never kept.
  *
- * Two are used, both keeping an answer from its second request: report results (keyed by
- * engine, data stamp and compiled SQL; see
+ * Two are used: report results (keyed by engine, data stamp and compiled SQL; see
  * `reportResultKey`) and resource reads (keyed by the store's change stamp, token, operation and
  * input; see the executor). Keys are held as digests (`digestOf`).
  */
 export class ResultCache<T> {
-  private readonly results = new LRUCache<string, { value: T }>({
-    max: RESULT_CACHE_ENTRIES,
-    maxSize: RESULT_CACHE_BYTES,
-    // One answer may take a sixteenth of the whole at most.
-    maxEntrySize: RESULT_CACHE_BYTES / 16,
-    // Measured once per answer stored, never on a hit.
-    sizeCalculation: (entry) => jsonSize(entry.value),
-  });
+  private readonly results: LRUCache<string, { value: T }>;
   private readonly seen = new LRUCache<string, true>({ max: SEEN_KEYS });
   private readonly running = new Map<string, Promise<T>>();
   hits = 0;
@@ -67,15 +67,26 @@ export class ResultCache<T> {
   /**
    * `enabled: false` runs every request (measurements of the engines themselves). With
    * `admitOnSecond`, an answer is kept from its second request on: a one-pass read of many
-   * records (an export, an agent walking every invoice) or of many report shapes (an agent
-   * exploring) neither pays for sizing its answers nor evicts what is reused, nor grows the
-   * process by a full cache of answers asked once (issue 35: 5,000 new report shapes grew the
-   * server by 36 MB after warm-up, 21–25 MB so). Without it the first answer is kept.
+   * records (an export, an agent walking every invoice) neither pays for sizing its answers nor
+   * evicts what is reused. Without it (reports, costly to compute) the first answer is kept.
    */
   constructor(
     private readonly enabled = true,
     private readonly admitOnSecond = false,
-  ) {}
+    bounds: { bytes: number; entries: number } = {
+      bytes: RESULT_CACHE_BYTES,
+      entries: RESULT_CACHE_ENTRIES,
+    },
+  ) {
+    this.results = new LRUCache({
+      max: bounds.entries,
+      maxSize: bounds.bytes,
+      // One answer may take a sixteenth of the whole at most.
+      maxEntrySize: bounds.bytes / 16,
+      // Measured once per answer stored, never on a hit.
+      sizeCalculation: (entry) => jsonSize(entry.value),
+    });
+  }
 
   /** The cached answer for `key` without running anything, or undefined. */
   peek(key: string): { value: T } | undefined {

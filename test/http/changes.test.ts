@@ -233,7 +233,12 @@ for (const dialect of DIALECTS) {
               item.type,
               item.id,
             );
-            const latest = Math.max(Number(stored?.version ?? 0), Number(own?.version ?? 0));
+            // A tombstone of the reader's own stands only while it cannot read the record
+            // (checked below): then it is the reader's latest, whatever the record did since (a
+            // consolidated invoice brought back without its lines reaches no billing entity).
+            const latest = own?.reason
+              ? Number(own.version)
+              : Math.max(Number(stored?.version ?? 0), Number(own?.version ?? 0));
             assert.equal(item.version, latest, 'the record as stored, at its latest version');
             if (item.record === null) {
               const reason = t === 0 ? 'deleted' : own?.reason;
@@ -265,7 +270,14 @@ for (const dialect of DIALECTS) {
             }
             for (let t = 0; t < tokens.length; t++) {
               await readSome(t, 100_000, 50);
-              assert.deepEqual(state[t], await readLists(h, tokens[t]), `token ${t}`);
+              const lists = await readLists(h, tokens[t]);
+              assert.deepEqual(state[t], lists, `token ${t}`);
+              const tombstones = await h.all<{ type: string; id: string }>(
+                'SELECT type, id FROM audience_changes WHERE audience = ? AND reason IS NOT NULL',
+                audiences[t],
+              );
+              for (const { type, id } of tombstones)
+                assert.ok(!lists.has(`${type}:${id}`), `a tombstone of ${type} ${id} it reads`);
             }
           },
         ),

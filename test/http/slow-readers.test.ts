@@ -11,7 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createService } from '../../src/service.js';
 import { installSlowReaderLimits } from '../../src/http/slow-readers.js';
-import { silentClient, until } from '../support/raw-http.js';
+import { silentClient } from '../support/raw-http.js';
+import { until } from '../support/until.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 import { staffToken } from '../support/harness.js';
 

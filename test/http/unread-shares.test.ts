@@ -16,7 +16,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { installSlowReaderLimits } from '../../src/http/slow-readers.js';
 import { createService } from '../../src/service.js';
 import { DIALECTS, staffToken } from '../support/harness.js';
-import { silentClient, until } from '../support/raw-http.js';
+import { silentClient } from '../support/raw-http.js';
+import { until } from '../support/until.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
