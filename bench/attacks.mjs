@@ -147,8 +147,9 @@ export async function unreadPipelines({
 
 /**
  * Issue 35, item 2: `waves` times, `connections` connections each pipeline `depth` requests for
- * `path` and vanish (destroyed once the server has started answering); the server's RSS after
- * each wave, once it had `settleMs` to let go.
+ * `path` and vanish: their last byte sent (a FIN once the server has started answering), nothing
+ * read, the sockets left as a peer that went away leaves them (closed at the end). The server's
+ * RSS after each wave, once it had `settleMs` to let go.
  */
 export async function vanishingWaves({
   port,
@@ -162,15 +163,18 @@ export async function vanishingWaves({
 }) {
   const requests = pipelined(path, token, depth);
   const rssMb = [round(processMemory(pid)?.rssMb)];
+  const gone = [];
   for (let wave = 0; wave < waves; wave++) {
     const sockets = await Promise.all(
       Array.from({ length: connections }, () => silentConnection(port, requests)),
     );
     await sleep(1500);
-    for (const socket of sockets) socket.destroy();
+    for (const socket of sockets) socket.end();
+    gone.push(...sockets);
     await sleep(settleMs);
     rssMb.push(round(processMemory(pid)?.rssMb));
   }
+  for (const socket of gone) socket.destroy();
   return { waves, connections, depth, path, rssMbBeforeAndAfterEachWave: rssMb };
 }
 
