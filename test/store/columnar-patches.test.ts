@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { buildColumnarFacts } from '../../src/store/duckdb/build-facts.js';
 import { ColumnarReports } from '../../src/store/duckdb/columnar-reports.js';
+import { COLUMNAR_TABLES } from '../../src/store/duckdb/columnar-tables.js';
 import { stampOf } from '../../src/store/store.js';
 import { DIALECTS } from '../support/harness.js';
 import { applyLoad, loadSteps } from '../support/random-loads.js';
@@ -124,10 +125,14 @@ for (const dialect of DIALECTS) {
     it('publishes its copy as the new base once patches pass a tenth of it, and a server starting later opens that one', async () => {
       logs.length = 0;
       const version = await db.store.dataVersion();
-      const [{ n }] = await db.all<{ n: number }>('SELECT COUNT(*) AS n FROM time_entries');
-      // Entries worth more than a tenth of the copy (time entries are about half of its rows),
-      // in one timesheet, so the patch stays under a quarter of it.
-      const many = Array.from({ length: Math.ceil(Number(n) / 4) }, (_, i) => ({
+      // Entries worth 15% of the copy as it is now (earlier tests' random loads grew it, lines
+      // more than entries some runs), in one timesheet: past the tenth that publishes, under the
+      // quarter that would write a base instead.
+      const { live: now } = await engineNow();
+      let copyRows = 0;
+      for (const { table } of COLUMNAR_TABLES)
+        copyRows += Number((await now(`SELECT COUNT(*) AS n FROM ${table.name}`))[0].n);
+      const many = Array.from({ length: Math.ceil(copyRows * 0.15) }, (_, i) => ({
         kind: 'entry' as const,
         pick: 0,
         minutes: 30 + i,
