@@ -135,10 +135,14 @@ export function mountInteractions(app: FastifyInstance, deps: InteractionDeps): 
         );
       const address = request.ip;
       const blocked = await failures.get(address);
-      const shared = deps.failures?.blockedFor(address, now()) ?? 0;
-      if ((blocked && blocked.consumedPoints >= SIGN_IN_ATTEMPTS) || shared > 0) {
-        const ms = blocked && blocked.consumedPoints >= SIGN_IN_ATTEMPTS ? blocked.msBeforeNext : 0;
-        reply.header('retry-after', String(Math.max(shared, Math.ceil(ms / 1000))));
+      // Seconds to wait: this page's own bound, or the API's shared count of failures.
+      const own =
+        blocked && blocked.consumedPoints >= SIGN_IN_ATTEMPTS
+          ? Math.ceil(blocked.msBeforeNext / 1000)
+          : 0;
+      const wait = Math.max(own, deps.failures?.blockedFor(address, now()) ?? 0);
+      if (wait > 0) {
+        reply.header('retry-after', String(wait));
         return retry(429, 'Too many wrong access keys from here. Wait a minute, then try again.');
       }
       const demo = deps.demoAccounts?.find((account) => account.name === request.body?.demo);
