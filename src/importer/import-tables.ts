@@ -5,6 +5,7 @@
  * neither is written twice.
  */
 import type { Field, RecordType } from '../records/record.js';
+import { TEXT_LIMITS } from '../records/plain-values.js';
 import {
   ApprovalStatusRecord,
   AssignmentRecord,
@@ -66,20 +67,6 @@ export interface ColumnRule {
   maxLength?: number;
 }
 
-/**
- * How long people-typed text may be, by what the domain needs: a name, an email address (RFC
- * 5321's 254), a line's description, a saved query's definition; every other text column is a
- * code, key, reference, category or number (100). Ids, dates, enumerations and currencies are
- * bounded by their formats. A longer value is refused: stored, it would make every answer that
- * carries it that long.
- */
-export const TEXT_LIMITS = {
-  name: 200,
-  email: 254,
-  description: 1000,
-  definition: 16_384,
-  other: 100,
-} as const;
 
 function maxLengthOf(column: string): number {
   if (column === 'display_name' || column === 'name' || column === 'author')

@@ -1,4 +1,10 @@
-import { InvoiceLineRecord, InvoiceRecord } from '../records/resources.js';
+import {
+  INVOICE_STATUSES,
+  INVOICE_TYPES,
+  InvoiceLineRecord,
+  InvoiceRecord,
+} from '../records/resources.js';
+import { byNumber, bySupplier, equalTo, PERIOD_FILTERS } from './list-filters.js';
 import { getWithPartsOperation, listOperation, type ResourceSpec } from './resource-operations.js';
 
 /** SPEC: an invoice get carries at most this many lines; more sets `linesTruncated`. */
@@ -22,6 +28,13 @@ export const invoiceList: ResourceSpec = {
     'while hasMore is true, pass nextCursor back as cursor with the same order for the next page.',
   record: InvoiceRecord,
   source,
+  filters: {
+    status: equalTo('status', INVOICE_STATUSES),
+    type: equalTo('type', INVOICE_TYPES),
+    supplierId: bySupplier,
+    number: byNumber,
+    ...PERIOD_FILTERS,
+  },
 };
 
 export const listInvoices = listOperation(invoiceList);

@@ -4,6 +4,13 @@ import { listBinding } from '../paging/cursor.js';
 import type { RecordType } from '../records/record.js';
 import type { Keyset, ResourceSource, Row } from '../store/store.js';
 import { defineOperation, type OperationContext } from './operation.js';
+import {
+  conditionsOf,
+  filtersSentence,
+  givenFilters,
+  periodRule,
+  type ListFilters,
+} from './list-filters.js';
 import { GetInput, ListInput, OrderParam } from './params.js';
 import { ListRefusalSchema, refusal } from './refusal.js';
 
@@ -28,6 +35,8 @@ export interface ResourceSpec {
   description: string;
   record: RecordType;
   source: Omit<ResourceSource, 'columns'>;
+  /** The list's filters by parameter name (DESIGN §4.15); none when absent. */
+  filters?: ListFilters;
 }
 
 export function isKeyset(value: unknown): value is Keyset {
@@ -58,18 +67,33 @@ function resourceHeader(
   };
 }
 
-/** A keyset-paginated list of one resource, filtered by the caller's visibility. */
+/** SPEC's list parameters and the list's filters, each optional, nothing else. */
+function listInput(filters: ListFilters) {
+  const properties = Object.fromEntries(
+    Object.entries(filters).map(([name, filter]) => [
+      name,
+      Type.Optional(Type.With(filter.schema, { description: filter.description })),
+    ]),
+  );
+  return Type.Object({ ...ListInput.properties, ...properties }, { additionalProperties: false });
+}
+
+/** A keyset-paginated list of one resource, filtered by the caller's visibility, then its filters. */
 export function listOperation(spec: ResourceSpec) {
   const source = sourceOf(spec);
+  const filters = spec.filters ?? {};
   return defineOperation({
     ...resourceHeader(spec),
-    input: ListInput,
+    description: spec.description + filtersSentence(filters),
+    input: listInput(filters),
     output: pageSchema(spec.record.schema),
     refusal: ListRefusalSchema,
+    refine: (params) => periodRule(params),
     async run(ctx, params) {
       const order = params.order ?? 'asc';
       const pageSize = Math.min(params.limit ?? ctx.workspace.pageSize, ctx.workspace.pageSize);
-      const binding = listBinding(ctx.principal.tokenId, spec.name, order);
+      const given = givenFilters(filters, params);
+      const binding = listBinding(ctx.principal.tokenId, spec.name, order, given);
       let after: Keyset | null = null;
       if (params.cursor !== undefined) {
         const decoded = ctx.cursors.decode(binding, params.cursor);
@@ -82,6 +106,7 @@ export function listOperation(spec: ResourceSpec) {
         after,
         order,
         limit: pageSize + 1,
+        conditions: conditionsOf(filters, given),
       });
       const hasMore = rows.length > pageSize;
       const page = hasMore ? rows.slice(0, pageSize) : rows;

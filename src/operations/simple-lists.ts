@@ -1,10 +1,13 @@
 import { ownSupplier, ownWorker } from '../store/visibility.js';
 import {
+  APPROVAL_STATES,
   ApprovalStatusRecord,
   AssignmentRecord,
+  EXPENSE_STATUSES,
   ExpenseRecord,
   SupplierRecord,
 } from '../records/resources.js';
+import { bySupplier, equalTo } from './list-filters.js';
 import { listOperation, type ResourceSpec } from './resource-operations.js';
 
 /** The lists SPEC leaves "not shown" and DESIGN §4.7 decides: paths, scopes, fields, visibility. */
@@ -39,6 +42,11 @@ export const assignmentList: ResourceSpec = {
     table: 'assignments',
     visibility: { worker: ownWorker('worker_id'), billing_entity: ownSupplier('supplier_ref') },
   },
+  filters: {
+    status: equalTo('status'),
+    workerId: equalTo('worker_id'),
+    supplierId: bySupplier,
+  },
 };
 
 export const listAssignments = listOperation(assignmentList);
@@ -54,6 +62,11 @@ export const expenseList: ResourceSpec = {
     table: 'expenses',
     visibility: { worker: ownWorker('worker_id'), billing_entity: ownSupplier('supplier_ref') },
   },
+  filters: {
+    status: equalTo('status', EXPENSE_STATUSES),
+    workerId: equalTo('worker_id'),
+    supplierId: bySupplier,
+  },
 };
 
 export const listExpenses = listOperation(expenseList);
@@ -68,6 +81,10 @@ export const approvalStatusList: ResourceSpec = {
   source: {
     table: 'approval_statuses',
     visibility: { worker: ownWorker('worker_id'), billing_entity: ownSupplier('supplier_ref') },
+  },
+  filters: {
+    state: equalTo('state', APPROVAL_STATES),
+    subjectRef: equalTo('subject_ref'),
   },
 };
 

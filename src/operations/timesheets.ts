@@ -1,5 +1,6 @@
 import { ownWorker } from '../store/visibility.js';
-import { TimeEntryRecord, TimesheetRecord } from '../records/resources.js';
+import { TIMESHEET_STATUSES, TimeEntryRecord, TimesheetRecord } from '../records/resources.js';
+import { equalTo, PERIOD_FILTERS } from './list-filters.js';
 import { getWithPartsOperation, listOperation, type ResourceSpec } from './resource-operations.js';
 
 /** SPEC: a timesheet get carries at most this many entries; more sets `entriesTruncated`. */
@@ -22,6 +23,11 @@ export const timesheetList: ResourceSpec = {
     'while hasMore is true, pass nextCursor back as cursor with the same order for the next page.',
   record: TimesheetRecord,
   source,
+  filters: {
+    status: equalTo('status', TIMESHEET_STATUSES),
+    workerId: equalTo('worker_id'),
+    ...PERIOD_FILTERS,
+  },
 };
 
 export const listTimesheets = listOperation(timesheetList);

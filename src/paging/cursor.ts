@@ -66,7 +66,18 @@ export function createCursorCodec(secret: string): CursorCodec {
   };
 }
 
-/** The binding of a resource-list cursor: token, operation and order. */
-export function listBinding(tokenId: string, operationId: string, order: string): string {
-  return JSON.stringify(['list', tokenId, operationId, order]);
+/**
+ * The binding of a resource-list cursor: token, operation, order and the filters given (DESIGN
+ * §4.15), as `[name, value]` pairs in a fixed order. Without filters it is what it was before
+ * lists had them, so cursors already handed out stay good.
+ */
+export function listBinding(
+  tokenId: string,
+  operationId: string,
+  order: string,
+  filters: readonly (readonly [string, string])[] = [],
+): string {
+  const bound: unknown[] = ['list', tokenId, operationId, order];
+  if (filters.length > 0) bound.push(filters);
+  return JSON.stringify(bound);
 }

@@ -19,3 +19,18 @@ export function isPlainId(value: unknown): value is string {
 
 /** A currency code (SPEC: "three-letter ISO currency code"). */
 export const CURRENCY_CODE = /^[A-Z]{3}$/;
+
+/**
+ * How long people-typed text may be, by what the domain needs: a name, an email address (RFC
+ * 5321's 254), a line's description, a saved query's definition; every other text column is a
+ * code, key, reference, category or number (100). Ids, dates, enumerations and currencies are
+ * bounded by their formats. A longer value is refused: stored, it would make every answer that
+ * carries it that long.
+ */
+export const TEXT_LIMITS = {
+  name: 200,
+  email: 254,
+  description: 1000,
+  definition: 16_384,
+  other: 100,
+} as const;

@@ -16,6 +16,7 @@ export const GROUPING_RULES = ['per_worker', 'per_org_unit', 'consolidated'] as 
 export const LINE_SOURCE_TYPES = ['timesheet', 'expense'] as const;
 export const PAY_BANDS = ['regular', 'overtime', 'doubletime', 'flat', 'expense'] as const;
 export const EXPENSE_STATUSES = ['draft', 'submitted', 'approved', 'rejected'] as const;
+export const APPROVAL_STATES = ['pending', 'approved', 'rejected'] as const;
 /** SPEC "Saved query item": the kinds list_saved_queries serves. */
 export const SAVED_QUERY_KINDS = ['library', 'dashboard_tile', 'briefing'] as const;
 export type SavedQueryKind = (typeof SAVED_QUERY_KINDS)[number];
@@ -161,7 +162,7 @@ export const ApprovalStatusRecord = defineRecord({
   subjectType: oneOf('subject_type', ['timesheet', 'expense']),
   subjectRef: { kind: 'string', column: 'subject_ref' },
   step: { kind: 'int', column: 'step' },
-  state: oneOf('state', ['pending', 'approved', 'rejected']),
+  state: oneOf('state', APPROVAL_STATES),
   decidedAt: timestamp('decided_at', true),
   createdAt,
   updatedAt,

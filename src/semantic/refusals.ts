@@ -13,7 +13,7 @@ export const REFUSAL_MESSAGES = {
   invalid_query: 'The saved query no longer passes validation against the current catalog.',
   evaluative_not_available: 'This metric is evaluative and cannot be queried through the API.',
   invalid_cursor:
-    'The cursor is malformed or was issued for another token, list, query or order. Start again without a cursor.',
+    'The cursor is malformed or was issued for another token, list, query, order or filters. Start again without a cursor.',
   stale_cursor: 'The catalog changed since this cursor was issued. Rerun the query from the start.',
   // The change feed's (DESIGN §4.13): the tombstones after this cursor were removed.
   cursor_expired:

@@ -78,6 +78,8 @@ const BASE_TABLES: readonly Table[] = [
     primaryKey: ['id'],
     indexes: {
       workers_page: { columns: ['workspace_id', 'created_at', 'id'] },
+      workers_status: { columns: ['workspace_id', 'status', 'created_at', 'id'] },
+      workers_onboarding: { columns: ['workspace_id', 'onboarding_state', 'created_at', 'id'] },
     },
   },
   {
@@ -103,6 +105,7 @@ const BASE_TABLES: readonly Table[] = [
       assignments_page: { columns: ['workspace_id', 'created_at', 'id'] },
       assignments_worker: { columns: ['workspace_id', 'worker_id', 'created_at', 'id'] },
       assignments_supplier: { columns: ['workspace_id', 'supplier_ref', 'created_at', 'id'] },
+      assignments_status: { columns: ['workspace_id', 'status', 'created_at', 'id'] },
     },
   },
   {
@@ -126,6 +129,9 @@ const BASE_TABLES: readonly Table[] = [
     indexes: {
       timesheets_page: { columns: ['workspace_id', 'created_at', 'id'] },
       timesheets_worker: { columns: ['workspace_id', 'worker_id', 'created_at', 'id'] },
+      timesheets_status: { columns: ['workspace_id', 'status', 'created_at', 'id'] },
+      timesheets_period_start: { columns: ['workspace_id', 'period_start', 'period_end'] },
+      timesheets_period_end: { columns: ['workspace_id', 'period_end', 'period_start'] },
     },
   },
   {
@@ -174,6 +180,7 @@ const BASE_TABLES: readonly Table[] = [
       expenses_page: { columns: ['workspace_id', 'created_at', 'id'] },
       expenses_worker: { columns: ['workspace_id', 'worker_id', 'created_at', 'id'] },
       expenses_supplier: { columns: ['workspace_id', 'supplier_ref', 'created_at', 'id'] },
+      expenses_status: { columns: ['workspace_id', 'status', 'created_at', 'id'] },
     },
   },
   {
@@ -201,6 +208,11 @@ const BASE_TABLES: readonly Table[] = [
     indexes: {
       invoices_page: { columns: ['workspace_id', 'created_at', 'id'] },
       invoices_supplier: { columns: ['workspace_id', 'supplier_ref', 'created_at', 'id'] },
+      invoices_status: { columns: ['workspace_id', 'status', 'created_at', 'id'] },
+      invoices_type: { columns: ['workspace_id', 'type', 'created_at', 'id'] },
+      invoices_number: { columns: ['workspace_id', 'number', 'created_at', 'id'] },
+      invoices_period_start: { columns: ['workspace_id', 'period_start', 'period_end'] },
+      invoices_period_end: { columns: ['workspace_id', 'period_end', 'period_start'] },
     },
   },
   {
@@ -254,6 +266,8 @@ const BASE_TABLES: readonly Table[] = [
       approval_statuses_page: { columns: ['workspace_id', 'created_at', 'id'] },
       approval_statuses_worker: { columns: ['workspace_id', 'worker_id', 'created_at', 'id'] },
       approval_statuses_supplier: { columns: ['workspace_id', 'supplier_ref', 'created_at', 'id'] },
+      approval_statuses_state: { columns: ['workspace_id', 'state', 'created_at', 'id'] },
+      approval_statuses_subject: { columns: ['workspace_id', 'subject_ref', 'created_at', 'id'] },
     },
   },
   {
@@ -305,6 +319,37 @@ const BASE_TABLES: readonly Table[] = [
   },
 ];
 
+/**
+ * The indexes that answer the lists' filters (DESIGN §4.15), declared with their tables above:
+ * an equality filter walks its `(workspace_id, column, created_at, id)` index in the page's
+ * order; a period is found through `period_start` or `period_end`, whichever bounds it tighter.
+ */
+const FILTER_INDEXES = [
+  'workers_status',
+  'workers_onboarding',
+  'assignments_status',
+  'timesheets_status',
+  'timesheets_period_start',
+  'timesheets_period_end',
+  'expenses_status',
+  'invoices_status',
+  'invoices_type',
+  'invoices_number',
+  'invoices_period_start',
+  'invoices_period_end',
+  'approval_statuses_state',
+  'approval_statuses_subject',
+];
+
+/** Indexes added to tables an earlier version made: created unless a new database has them. */
+function addIndexes(names: readonly string[]): string[] {
+  return names.map((name) => {
+    const table = BASE_TABLES.find((t) => t.indexes?.[name]);
+    if (!table) throw new Error(`no table declares the index ${name}`);
+    return `CREATE INDEX IF NOT EXISTS ${name} ON ${table.name} (${table.indexes![name].columns.join(', ')})`;
+  });
+}
+
 /** One schema version: tables (with their indexes) to create, then statements to run. */
 export interface Migration {
   tables: readonly Table[];
@@ -325,6 +370,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { tables: [WEBHOOK_SUBSCRIPTIONS_TABLE], statements: [] },
   // 7: where each subscription's delivery stands, and its recent attempts.
   { tables: WEBHOOK_DELIVERY_TABLES, statements: [] },
+  // 8: the indexes of the lists' filters.
+  { tables: [], statements: addIndexes(FILTER_INDEXES) },
 ];
 
 /** Every table of the schema by name. */

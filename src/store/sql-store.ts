@@ -291,7 +291,7 @@ export abstract class SqlStore implements Store {
   }
 
   async listPage(source: ResourceSource, q: PageQuery): Promise<Row[]> {
-    const compiled = listPageSql(source, q.viewer, q.order, q.after !== null);
+    const compiled = listPageSql(source, q.viewer, q.order, q.after !== null, q.conditions);
     return this.all(compiled.sql, compiled.params({ ...q }));
   }
 

@@ -23,6 +23,19 @@ export interface ResourceSource {
 /** Keyset position: the (created_at, id) of the last record of the previous page. */
 export type Keyset = readonly [createdAt: string, id: string];
 
+/**
+ * A list filter (DESIGN §4.15) as the store renders it: a predicate on a column of the listed
+ * table that one of its indexes answers. Values are bound, never written into the SQL.
+ * - `equal`: the column holds the value.
+ * - `supplier`: `supplier_ref` holds the code of the supplier whose id is the value.
+ * - `atLeast` / `atMost`: the column's text is at or after / at or before the value (dates).
+ */
+export interface ListCondition {
+  is: 'equal' | 'supplier' | 'atLeast' | 'atMost';
+  column: string;
+  value: string;
+}
+
 export interface PageQuery {
   workspaceId: string;
   viewer: Viewer;
@@ -30,6 +43,8 @@ export interface PageQuery {
   order: Order;
   /** Rows to read; callers ask for one more than the page size to learn `hasMore`. */
   limit: number;
+  /** Filters, all of which a row must meet (none: every visible row). */
+  conditions?: readonly ListCondition[];
 }
 
 /**

@@ -69,6 +69,29 @@ for (const dialect of DIALECTS) {
       assert.equal(new Set(ids).size, ids.length, 'no item twice');
     });
 
+    it("takes the lists' filters as typed input, each page of the walk filtered (DESIGN §4.15)", async () => {
+      const vms = createVmsReadClient({ baseUrl, token: h.tokens.staff });
+      const approved: string[] = [];
+      for await (const timesheet of vms.items('list_timesheets', {
+        status: 'approved',
+        periodFrom: '2025-01-01',
+        periodTo: '2025-03-31',
+        limit: 20,
+      })) {
+        assert.equal(timesheet.status, 'approved');
+        assert.ok(timesheet.periodEnd >= '2025-01-01' && timesheet.periodStart <= '2025-03-31');
+        approved.push(timesheet.id);
+      }
+      const expected = await h.all<{ id: string }>(
+        "SELECT id FROM timesheets WHERE workspace_id = ? AND status = 'approved' AND period_end >= '2025-01-01' AND period_start <= '2025-03-31'",
+        WS,
+      );
+      assert.ok(expected.length > 20, 'more than one page');
+      assert.deepEqual([...approved].sort(), expected.map((t) => t.id).sort());
+      const drafts = await vms.call('list_invoices', { status: 'draft', order: 'desc' });
+      assert.ok(!isRefusal(drafts) && drafts.items.every((i) => i.status === 'draft'));
+    });
+
     it("runs client/README.md's five-line example as written: every worker, one a line", async () => {
       const root = fileURLToPath(new URL('../../../', import.meta.url));
       const readme = readFileSync(`${root}client/README.md`, 'utf8');

@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { InMemoryTransport } from '@modelcontextprotocol/client';
 import type { Client, CallToolResult } from '@modelcontextprotocol/client';
 import { ERRORS } from '../../src/errors.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { callerWithToken, toolsetOf } from '../../src/mcp/tools.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
 import { assertError } from '../support/assertions.js';
 import {
@@ -17,7 +14,7 @@ import {
   type Answer,
   type Harness,
 } from '../support/harness.js';
-import { assertToolError, newClient } from '../support/mcp-client.js';
+import { assertToolError, inMemoryClient } from '../support/mcp-client.js';
 
 /**
  * Issue 13, item 7: a strictness 404 names the parameter or member and the rule it broke (from
@@ -38,9 +35,28 @@ const GET_MESSAGES: [string, string][] = [
     '/api/v1/workers?limit=0x10',
     'Parameter `limit` must be a whole number of at least 1, written in plain decimal digits.',
   ],
-  [`/api/v1/workers?${MARKER}=1`, 'An unknown parameter was given; allowed: limit, cursor, order.'],
   [
-    `/api/v1/workers?limit=2&${MARKER}=1&${MARKER}=2`,
+    `/api/v1/suppliers?${MARKER}=1`,
+    'An unknown parameter was given; allowed: limit, cursor, order.',
+  ],
+  [
+    `/api/v1/workers?${MARKER}=1`,
+    'An unknown parameter was given; allowed: limit, cursor, order, status, onboardingState.',
+  ],
+  [
+    '/api/v1/invoices?status=paid',
+    'Parameter `status` must be one of: draft, issued, pushed, void.',
+  ],
+  [
+    '/api/v1/timesheets?periodFrom=2024-02-30',
+    'Parameter `periodFrom` must be a calendar date written YYYY-MM-DD.',
+  ],
+  [
+    '/api/v1/invoices?periodFrom=2024-03-01&periodTo=2024-02-01',
+    'The parameter periodFrom must be on or before periodTo.',
+  ],
+  [
+    `/api/v1/suppliers?limit=2&${MARKER}=1&${MARKER}=2`,
     'An unknown parameter was given; allowed: limit, cursor, order.',
   ],
   [
@@ -232,15 +248,7 @@ describe('strictness 404s say which parameter or member broke which rule', () =>
   let client: Client;
   before(async () => {
     h = await startHarness();
-    const server = createMcpServer(
-      h.executor,
-      toolsetOf(OPERATIONS),
-      callerWithToken(h.executor, h.tokens.staff),
-    );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    client = newClient();
-    await client.connect(clientSide);
+    client = await inMemoryClient(h.executor, h.tokens.staff);
   });
   after(async () => {
     await client.close();
@@ -291,7 +299,7 @@ describe('strictness 404s say which parameter or member broke which rule', () =>
     );
     assert.equal(
       await toolMessage('list_workers', { [MARKER]: 1 }),
-      'An unknown parameter was given; allowed: limit, cursor, order.',
+      'An unknown parameter was given; allowed: limit, cursor, order, status, onboardingState.',
     );
     assert.equal(
       await toolMessage('get_invoice', {}),

@@ -10,6 +10,7 @@ import { startHarness, type Harness, DIALECTS } from '../support/harness.js';
 import {
   assertEnvelope,
   assertToolError,
+  inMemoryClient,
   newClient,
   toolArguments,
 } from '../support/mcp-client.js';
@@ -25,15 +26,7 @@ for (const dialect of DIALECTS) {
         secret: 'test-secret',
         quotaPerMinute: 0,
       });
-      const server = createMcpServer(
-        executor,
-        toolsetOf(OPERATIONS),
-        callerWithToken(executor, token),
-      );
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await server.connect(serverSide);
-      const client = newClient();
-      await client.connect(clientSide);
+      const client = await inMemoryClient(executor, token);
       clients.push(client);
       return client;
     }

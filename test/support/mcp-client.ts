@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { callerWithToken, toolsetOf } from '../../src/mcp/tools.js';
+import type { Executor } from '../../src/operations/executor.js';
+import { OPERATIONS } from '../../src/operations/registry.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Harness } from './harness.js';
 import { WS } from './harness.js';
@@ -18,6 +22,16 @@ export const INITIALIZE_REQUEST = {
 
 export function newClient(): Client {
   return new Client({ name: 'vms-read-tests', version: '1.0.0' });
+}
+
+/** A client connected in memory to an MCP server of every operation, each call with `token`. */
+export async function inMemoryClient(executor: Executor, token: string): Promise<Client> {
+  const server = createMcpServer(executor, toolsetOf(OPERATIONS), callerWithToken(executor, token));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = newClient();
+  await client.connect(clientSide);
+  return client;
 }
 
 /** A valid argument object for every tool, with real ids from the seeded workspace. */

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import {
-  launchBrowser,
-  signIn,
-  skipWithoutChromium,
-  type TestBrowser,
-} from '../support/browser.js';
-import { AS_OF, DIALECTS, startHarness, WS, type Harness } from '../support/harness.js';
+import { signIn, skipWithoutChromium } from '../support/browser.js';
+import { DIALECTS, WS } from '../support/harness.js';
 import { downloadCsv } from './drawn.js';
+import { column, livePages, open, tableIn } from './record-pages.js';
 
 /**
  * The record pages in headless Chromium against a live server on the tiny seed, for every role:
@@ -61,33 +57,6 @@ const hours = (minutes: number) =>
 const WITHHELD = 'withheld (needs read:pii)';
 const NOT_STAFF = 'Reports are for staff tokens; this token reads the records its role may see.';
 
-/** A table of the page as text: its headings, and per row its data-id, class and cells. */
-interface Table {
-  headings: string[];
-  rows: { id: string; className: string; cells: string[] }[];
-}
-function tableIn(page: Page, scope: string): Promise<Table> {
-  return page.$eval(scope, (root) => ({
-    headings: [...root.querySelectorAll('thead th')].map((th) => th.textContent ?? ''),
-    rows: [...root.querySelectorAll('tbody tr')].map((tr) => ({
-      id: tr.getAttribute('data-id') ?? '',
-      className: tr.getAttribute('class') ?? '',
-      cells: [...(tr as HTMLTableRowElement).cells].map((td) => td.textContent ?? ''),
-    })),
-  }));
-}
-const column = (table: Table, heading: string) => {
-  const at = table.headings.indexOf(heading);
-  assert.ok(at >= 0, `a "${heading}" column in ${table.headings.join(', ')}`);
-  return table.rows.map((row) => row.cells[at]);
-};
-
-/** Goes to a page of the signed-in app by its address and waits for what shows it drawn. */
-async function open(page: Page, hash: string, drawn: string): Promise<void> {
-  await page.evaluate((to) => (location.hash = to), hash);
-  await page.waitForSelector(drawn);
-}
-
 /** The field of a record page by its label. */
 const fieldText = (page: Page, label: string) =>
   page.$$eval(
@@ -105,22 +74,11 @@ const fieldText = (page: Page, label: string) =>
 
 for (const dialect of DIALECTS) {
   describe(`record pages in a real browser (${dialect})`, { skip: skipWithoutChromium() }, () => {
-    let h: Harness;
-    let base: string;
-    let browser: TestBrowser;
-    before(async () => {
-      h = await startHarness({ dialect, now: () => new Date(`${AS_OF}T12:00:00.000Z`) });
-      base = await h.app.listen({ host: '127.0.0.1', port: 0 });
-      browser = await launchBrowser();
-    });
-    after(async () => {
-      await browser?.close();
-      await h?.close();
-    });
+    const live = livePages(dialect);
 
     /** The API's own answer, with the same token the page signed in with. */
     async function api<T>(token: string, path: string, query: Record<string, unknown> = {}) {
-      const url = new URL(`${base}/api/v1/${path}`);
+      const url = new URL(`${live.base}/api/v1/${path}`);
       for (const [key, value] of Object.entries(query))
         if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
       const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -142,15 +100,15 @@ for (const dialect of DIALECTS) {
     }
     /** A timesheet of the seed with a correction (a reversal among its entries). */
     const correctedTimesheet = () =>
-      h.one<{ id: string }>(
+      live.h.one<{ id: string }>(
         `SELECT timesheet_id AS id FROM time_entries WHERE workspace_id = ? AND kind = 'reversal'
          GROUP BY timesheet_id ORDER BY timesheet_id LIMIT 1`,
         WS,
       );
     async function signedIn(token: string, width = 1200): Promise<Page> {
-      const page = await browser.newPage();
+      const page = await live.browser.newPage();
       await page.setViewportSize({ width, height: 800 });
-      await signIn(page, base, token);
+      await signIn(page, live.base, token);
       return page;
     }
     const cardsOf = (page: Page) =>
@@ -163,10 +121,10 @@ for (const dialect of DIALECTS) {
       );
 
     it('a staff home page offers all seven record lists as cards', async () => {
-      const page = await signedIn(h.tokens.staff);
+      const page = await signedIn(live.h.tokens.staff);
       await page.waitForSelector('.record-cards');
       const cards = await cardsOf(page);
-      const { withRecords } = await listsWithRecords(h.tokens.staff);
+      const { withRecords } = await listsWithRecords(live.h.tokens.staff);
       assert.equal(withRecords.length, 7, 'the API answers every list with records for staff');
       assert.deepEqual(
         cards.map((c) => c.list),
@@ -177,11 +135,15 @@ for (const dialect of DIALECTS) {
     });
 
     it('a list pages through the API cursors with Next and First page, the cursor kept out of view', async () => {
-      const page = await signedIn(h.tokens.staff);
-      const first = await api<RecordPage>(h.tokens.staff, 'invoices', { limit: 50 });
-      assert.ok(first.data.nextCursor, 'the seed has a second page of invoices');
-      const second = await api<RecordPage>(h.tokens.staff, 'invoices', {
+      const page = await signedIn(live.h.tokens.staff);
+      const first = await api<RecordPage>(live.h.tokens.staff, 'invoices', {
         limit: 50,
+        order: 'desc',
+      });
+      assert.ok(first.data.nextCursor, 'the seed has a second page of invoices');
+      const second = await api<RecordPage>(live.h.tokens.staff, 'invoices', {
+        limit: 50,
+        order: 'desc',
         cursor: first.data.nextCursor,
       });
       await open(page, '#/records/invoices', '.record-list[data-list=invoices] tbody tr');
@@ -226,12 +188,18 @@ for (const dialect of DIALECTS) {
     });
 
     it('names each supplier beside its code, and downloads a list page as CSV, the headings and cells the table shows', async () => {
-      const page = await signedIn(h.tokens.staff);
-      const first = await api<RecordPage>(h.tokens.staff, 'invoices', { limit: 50 });
+      const page = await signedIn(live.h.tokens.staff);
+      const first = await api<RecordPage>(live.h.tokens.staff, 'invoices', {
+        limit: 50,
+        order: 'desc',
+      });
       await open(page, '#/records/invoices', '.record-list[data-list=invoices] tbody tr');
       const table = await tableIn(page, '.record-list');
       // A supplier's code with its name beside it (the suppliers list's names).
-      const suppliers = await api<RecordPage>(h.tokens.staff, 'suppliers', { limit: 50 });
+      const suppliers = await api<RecordPage>(live.h.tokens.staff, 'suppliers', {
+        limit: 50,
+        order: 'desc',
+      });
       const names = new Map(
         suppliers.data.items.map((s) => [
           (s.code as { value: string }).value,
@@ -263,16 +231,18 @@ for (const dialect of DIALECTS) {
     });
 
     it('an invoice opens with its header and every line, each amount in the invoice currency', async () => {
-      const { items } = (await api<RecordPage>(h.tokens.staff, 'invoices', { limit: 50 })).data;
+      const { items } = (
+        await api<RecordPage>(live.h.tokens.staff, 'invoices', { limit: 50, order: 'desc' })
+      ).data;
       // A non-USD invoice, so a default currency could not pass for the right one.
       const chosen = items.find((i) => i.currency !== 'USD' && i.type === 'invoice');
       assert.ok(chosen);
       const { item } = (
-        await api<{ item: InvoiceItem }>(h.tokens.staff, 'invoices/item', { id: chosen.id })
+        await api<{ item: InvoiceItem }>(live.h.tokens.staff, 'invoices/item', { id: chosen.id })
       ).data;
       assert.equal(item.linesTruncated, false);
       assert.ok(item.lines.length > 1);
-      const page = await signedIn(h.tokens.staff);
+      const page = await signedIn(live.h.tokens.staff);
       await open(page, `#/invoice/${item.invoice.id}`, '.record-page tbody tr');
       assert.equal(
         await page.textContent('.invoice-total'),
@@ -302,15 +272,15 @@ for (const dialect of DIALECTS) {
     });
 
     it('an invoice of more than 500 lines shows 500 of N and says the total is its own, never a sum of the cut', async () => {
-      const big = await h.one<{ id: string }>(
+      const big = await live.h.one<{ id: string }>(
         `SELECT invoice_id AS id FROM invoice_lines WHERE workspace_id = ? GROUP BY invoice_id HAVING COUNT(*) > 500 ORDER BY invoice_id LIMIT 1`,
         WS,
       );
       const { item } = (
-        await api<{ item: InvoiceItem }>(h.tokens.staff, 'invoices/item', { id: big.id })
+        await api<{ item: InvoiceItem }>(live.h.tokens.staff, 'invoices/item', { id: big.id })
       ).data;
       assert.equal(item.linesTruncated, true);
-      const page = await signedIn(h.tokens.staff);
+      const page = await signedIn(live.h.tokens.staff);
       await open(page, `#/invoice/${big.id}`, '.record-page tbody tr');
       assert.equal(
         await page.textContent('.truncated'),
@@ -330,13 +300,13 @@ for (const dialect of DIALECTS) {
     it('a corrected timesheet marks its reversal and restatement as such, originals plain', async () => {
       const candidate = await correctedTimesheet();
       const { item } = (
-        await api<{ item: TimesheetItem }>(h.tokens.staff, 'timesheets/item', {
+        await api<{ item: TimesheetItem }>(live.h.tokens.staff, 'timesheets/item', {
           id: candidate.id,
         })
       ).data;
       const kinds = new Set(item.entries.map((e) => e.kind));
       assert.ok(kinds.has('reversal') && kinds.has('restatement') && kinds.has('original'));
-      const page = await signedIn(h.tokens.staff);
+      const page = await signedIn(live.h.tokens.staff);
       await open(page, `#/timesheet/${item.timesheet.id}`, '.record-page tbody tr');
       const table = await tableIn(page, '.record-page .table-wrap');
       assert.deepEqual(
@@ -363,10 +333,11 @@ for (const dialect of DIALECTS) {
     if (dialect !== 'sqlite') return; // the roles below read the same rows on either store
 
     it('without read:pii, a worker shows its name and work email as withheld, never blank', async () => {
-      const worker = (await api<RecordPage>(h.tokens.staffNoPii, 'workers', { limit: 1 })).data
-        .items[0];
+      const worker = (
+        await api<RecordPage>(live.h.tokens.staffNoPii, 'workers', { limit: 1, order: 'desc' })
+      ).data.items[0];
       assert.ok(!('displayName' in worker) && !('workEmail' in worker), 'the API omits the keys');
-      const page = await signedIn(h.tokens.staffNoPii);
+      const page = await signedIn(live.h.tokens.staffNoPii);
       await open(page, `#/worker/${worker.id as string}`, '.record-page .record-fields');
       for (const label of ['Name', 'Work email'])
         assert.deepEqual(await fieldText(page, label), {
@@ -380,9 +351,9 @@ for (const dialect of DIALECTS) {
 
       // With read:pii, the same worker's name is there, as third-party text.
       const full = (
-        await api<{ item: ApiRecord }>(h.tokens.staff, 'workers/item', { id: worker.id })
+        await api<{ item: ApiRecord }>(live.h.tokens.staff, 'workers/item', { id: worker.id })
       ).data.item;
-      const staff = await signedIn(h.tokens.staff);
+      const staff = await signedIn(live.h.tokens.staff);
       await open(staff, `#/worker/${worker.id as string}`, '.record-page .record-fields');
       assert.deepEqual(await fieldText(staff, 'Name'), {
         text: (full.displayName as { value: string }).value,
@@ -392,8 +363,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('a worker token sees cards for its own lists, only its own timesheets, and one sentence on report pages', async () => {
-      const { withRecords, empty } = await listsWithRecords(h.tokens.worker);
-      const page = await signedIn(h.tokens.worker);
+      const { withRecords, empty } = await listsWithRecords(live.h.tokens.worker);
+      const page = await signedIn(live.h.tokens.worker);
       await page.waitForSelector('.record-cards');
       assert.deepEqual(
         (await cardsOf(page)).map((c) => c.list),
@@ -406,14 +377,17 @@ for (const dialect of DIALECTS) {
       assert.match((await page.textContent('.empty-lists')) ?? '', /invoices/);
       assert.equal(await page.locator('.record-cards a[data-list=invoices]').count(), 0);
 
-      const own = (await api<RecordPage>(h.tokens.worker, 'timesheets', { limit: 50 })).data;
+      const own = (
+        await api<RecordPage>(live.h.tokens.worker, 'timesheets', { limit: 50, order: 'desc' })
+      ).data;
       await open(page, '#/records/timesheets', '.record-list tbody tr');
       const table = await tableIn(page, '.record-list');
       assert.deepEqual(
         table.rows.map((r) => r.id),
         own.items.map((t) => t.id),
       );
-      assert.ok(column(table, 'Worker').every((id) => id === h.workerId));
+      // The worker's own id on every row, its name beside it (this token has read:pii).
+      assert.ok(column(table, 'Worker').every((cell) => cell.startsWith(`${live.h.workerId} `)));
 
       await open(page, '#/explorer', 'main .notice');
       assert.equal(await page.textContent('main .notice'), NOT_STAFF);
@@ -421,13 +395,15 @@ for (const dialect of DIALECTS) {
     });
 
     it("a billing-entity token opens its invoices and an invoice's lines", async () => {
-      const mine = (await api<RecordPage>(h.tokens.billing, 'invoices', { limit: 50 })).data;
+      const mine = (
+        await api<RecordPage>(live.h.tokens.billing, 'invoices', { limit: 50, order: 'desc' })
+      ).data;
       assert.ok(mine.items.length > 0);
-      const page = await signedIn(h.tokens.billing);
+      const page = await signedIn(live.h.tokens.billing);
       await page.waitForSelector('.record-cards a[data-list=invoices]');
       assert.equal(await page.locator('.record-cards a[data-list=timesheets]').count(), 0);
       // Its supplier's records: a card for each list that answers this token with records.
-      const { withRecords } = await listsWithRecords(h.tokens.billing);
+      const { withRecords } = await listsWithRecords(live.h.tokens.billing);
       const cards = await page.$$eval('.record-cards a[data-list]', (links) =>
         links.map((a) => a.getAttribute('data-list')),
       );
@@ -445,8 +421,9 @@ for (const dialect of DIALECTS) {
       const id = mine.items[0].id as string;
       await page.click(`.record-list a[href="#/invoice/${id}"]`);
       await page.waitForSelector(`.record-page[data-record="${id}"]`);
-      const { item } = (await api<{ item: InvoiceItem }>(h.tokens.billing, 'invoices/item', { id }))
-        .data;
+      const { item } = (
+        await api<{ item: InvoiceItem }>(live.h.tokens.billing, 'invoices/item', { id })
+      ).data;
       assert.equal(
         await page.textContent('.invoice-total'),
         money(item.invoice.totalCents, item.invoice.currency),
@@ -458,7 +435,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('fits a phone: tables scroll in their own labelled region, names stay third-party text', async () => {
-      const page = await signedIn(h.tokens.staff, 375);
+      const page = await signedIn(live.h.tokens.staff, 375);
       for (const [hash, drawn] of [
         ['#/records/suppliers', '.record-list tbody tr'],
         ['#/records/invoices', '.record-list tbody tr'],

@@ -66,6 +66,26 @@ export function namesOf(session: Session): Promise<Names> {
   return names;
 }
 
+const workerNames = new WeakMap<Session, Map<string, Promise<Provenance | undefined>>>();
+
+/**
+ * A worker's name by id (get_worker, once per sign-in and worker), or undefined where the token
+ * may not read it (no read:pii, not visible, or the call failed).
+ */
+export function workerNameOf(session: Session, id: string): Promise<Provenance | undefined> {
+  let known = workerNames.get(session);
+  if (!known) workerNames.set(session, (known = new Map()));
+  let name = known.get(id);
+  if (!name) {
+    name = session.client
+      .call('get_worker', { id })
+      .then(({ item }) => (isProvenance(item?.displayName) ? item.displayName : undefined))
+      .catch(() => undefined);
+    known.set(id, name);
+  }
+  return name;
+}
+
 /**
  * A dashboard's title, read from its id: SPEC has no dashboard record, only the `dashboardId` its
  * tiles carry, so the id is the only name an operator gives it. Dashes and underscores read as

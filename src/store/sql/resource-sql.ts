@@ -1,5 +1,5 @@
 import type { Viewer, VisibilityRule } from '../visibility.js';
-import type { Order, ResourceSource } from '../store.js';
+import type { ListCondition, Order, ResourceSource } from '../store.js';
 
 /**
  * SQL for resource lists and gets, shared by both dialects: `?` placeholders (the PostgreSQL
@@ -15,6 +15,7 @@ export interface Compiled {
     after?: readonly [string, string] | null;
     id?: string;
     limit?: number;
+    conditions?: readonly ListCondition[];
   }) => unknown[];
 }
 
@@ -65,24 +66,48 @@ function memo(source: ResourceSource, key: string, build: () => Compiled): Compi
   return compiled;
 }
 
+/**
+ * A filter's predicate (DESIGN §4.15). A supplier is named by its id and matched by its code, which
+ * one lookup by the suppliers' primary key gives before the rows are read.
+ */
+function conditionSql(condition: Pick<ListCondition, 'is' | 'column'>): string {
+  switch (condition.is) {
+    case 'equal':
+      return ` AND t.${condition.column} = ?`;
+    case 'supplier':
+      return ` AND t.${condition.column} = (SELECT s.code FROM suppliers s WHERE s.id = ? AND s.workspace_id = ?)`;
+    case 'atLeast':
+      return ` AND t.${condition.column} >= ?`;
+    case 'atMost':
+      return ` AND t.${condition.column} <= ?`;
+  }
+}
+
+function conditionParams(condition: ListCondition, workspaceId: string): unknown[] {
+  return condition.is === 'supplier' ? [condition.value, workspaceId] : [condition.value];
+}
+
 function buildListPageSql(
   source: ResourceSource,
   viewer: Viewer,
   order: Order,
   hasAfter: boolean,
+  conditions: readonly Pick<ListCondition, 'is' | 'column'>[],
 ): Compiled {
   const vis = visibilityPredicate(ruleFor(source, viewer));
   const cmp = order === 'asc' ? '>' : '<';
   const dir = order === 'asc' ? 'ASC' : 'DESC';
   const sql =
     `SELECT ${selectList(source)} FROM ${source.table} t WHERE t.workspace_id = ?${vis.sql}` +
+    conditions.map(conditionSql).join('') +
     (hasAfter ? ` AND (t.created_at, t.id) ${cmp} (?, ?)` : '') +
     ` ORDER BY t.created_at ${dir}, t.id ${dir} LIMIT ?`;
   return {
     sql,
-    params: ({ workspaceId, viewer: v, after, limit }) => [
+    params: ({ workspaceId, viewer: v, after, limit, conditions: given = [] }) => [
       workspaceId,
       ...vis.params.map((p) => p(v)),
+      ...given.flatMap((c) => conditionParams(c, workspaceId)),
       ...(hasAfter && after ? [after[0], after[1]] : []),
       limit,
     ],
@@ -112,14 +137,17 @@ export function invoiceLinesSql(
   };
 }
 
+/** A list page's statement; its shape depends on which filters are given, never on their values. */
 export function listPageSql(
   source: ResourceSource,
   viewer: Viewer,
   order: Order,
   hasAfter: boolean,
+  conditions: readonly ListCondition[] = [],
 ): Compiled {
-  return memo(source, `list:${viewer.role}:${order}:${hasAfter}`, () =>
-    buildListPageSql(source, viewer, order, hasAfter),
+  const shape = conditions.map((c) => `${c.is}:${c.column}`).join(',');
+  return memo(source, `list:${viewer.role}:${order}:${hasAfter}:${shape}`, () =>
+    buildListPageSql(source, viewer, order, hasAfter, conditions),
   );
 }
 

@@ -14,7 +14,8 @@ import {
   words,
   type ApiRecord,
   type Column,
-  withSupplierNames,
+  withNames,
+  workerLink,
 } from './record-fields.js';
 
 /** get_invoice's item: the header, the lines this token sees (at most 500) and their true count. */
@@ -76,7 +77,7 @@ const LINE_COLUMNS: Column[] = [
         l.sourceType === 'timesheet' ? recordLink('timesheet', l.sourceRef) : plainId(l.sourceRef),
       ),
   },
-  { heading: 'Worker', value: (l) => recordLink('worker', l.workerRef) },
+  { heading: 'Worker', value: (l) => workerLink(l.workerRef) },
   { heading: 'Org unit', value: (l) => fieldValue(l, 'orgUnitKey') },
   { heading: 'Supplier', value: (l) => fieldValue(l, 'supplierRef') },
 ];
@@ -147,5 +148,5 @@ export async function invoiceView(session: Session, id: string): Promise<HTMLEle
   const { item } = (await session.client.call('get_invoice', { id })) as {
     item: InvoiceItem | null;
   };
-  return item ? withSupplierNames(session, invoiceDetail(item)) : notVisible('invoice', id);
+  return item ? withNames(session, invoiceDetail(item)) : notVisible('invoice', id);
 }

@@ -2,7 +2,9 @@ import { h, replace, type Provenance } from '../dom.js';
 import { refusalView } from '../result-view.js';
 import type { Session } from '../session.js';
 import { errorView } from '../views.js';
-import { recordTable, type ApiRecord, withSupplierNames } from './record-fields.js';
+import { supplierChoices } from './choices.js';
+import { searchForm, searchWords, type ListSearch } from './list-search.js';
+import { recordTable, type ApiRecord, withNames } from './record-fields.js';
 import type { RecordList } from './record-lists.js';
 
 /** The plan's page size at most (Team and Business plans: 50); larger values are reduced. */
@@ -19,24 +21,34 @@ interface ListRefusal {
   message: Provenance;
 }
 
-/** One page of a list: from the start, or from a previous page's nextCursor. */
+/** One page of a search: from the start, or from a previous page's nextCursor. */
 export function readPage(
   session: Session,
   list: RecordList,
+  search: ListSearch,
   cursor?: string,
 ): Promise<RecordPage | ListRefusal> {
   const call = session.client.call as (name: string, input: object) => Promise<unknown>;
-  return call(list.operation, { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }) as Promise<
-    RecordPage | ListRefusal
-  >;
+  return call(list.operation, {
+    ...search.filters,
+    order: search.order,
+    limit: PAGE_SIZE,
+    ...(cursor ? { cursor } : {}),
+  }) as Promise<RecordPage | ListRefusal>;
 }
 
 /**
- * A record list, a page at a time through the API's cursors: "Next page" sends the page's
- * nextCursor, "Previous page" the one that read the page before, "First page" none. The cursors
- * stay in this closure: not in the address, not on the page.
+ * A record list and its search, a page at a time through the API's cursors: "Next page" sends
+ * the page's nextCursor, "Previous page" the one that read the page before, "First page" none.
+ * The search is in the address; the cursors stay in this closure: not in the address, not on the
+ * page.
  */
-export async function listView(session: Session, list: RecordList): Promise<HTMLElement> {
+export async function listView(
+  session: Session,
+  list: RecordList,
+  search: ListSearch,
+): Promise<HTMLElement> {
+  const searched = searchWords(search, list.filters, await supplierChoices(session));
   /** cursors[i] read page i (undefined: the first page). */
   const cursors: (string | undefined)[] = [undefined];
   let index = 0;
@@ -71,7 +83,7 @@ export async function listView(session: Session, list: RecordList): Promise<HTML
     settle(true);
     let page: RecordPage | ListRefusal;
     try {
-      page = await readPage(session, list, cursors[to]);
+      page = await readPage(session, list, search, cursors[to]);
     } catch (error) {
       replace(body, errorView(error));
       settle(false);
@@ -86,12 +98,19 @@ export async function listView(session: Session, list: RecordList): Promise<HTML
     } else {
       next = page.hasMore ? page.nextCursor : null;
       const count = page.items.length;
-      status.textContent = `Page ${index + 1} · ${count} record${count === 1 ? '' : 's'}${next ? '' : ' · the last page'}`;
+      const order = search.order === 'asc' ? 'oldest first' : 'newest first';
+      status.textContent = `Page ${index + 1} · ${count} record${count === 1 ? '' : 's'}, ${order}${searched ? ` · ${searched}` : ''}${next ? '' : ' · the last page'}`;
       replace(
         body,
         count === 0
-          ? h('p', { class: 'empty' }, `No ${list.title.toLowerCase()} visible to this token.`)
-          : await withSupplierNames(session, recordTable(list.title, list.columns, page.items)),
+          ? h(
+              'p',
+              { class: 'empty' },
+              searched
+                ? `No ${list.title.toLowerCase()} visible to this token match this search (${searched}).`
+                : `No ${list.title.toLowerCase()} visible to this token.`,
+            )
+          : await withNames(session, recordTable(list.title, list.columns, page.items)),
       );
     }
     settle(false);
@@ -103,6 +122,7 @@ export async function listView(session: Session, list: RecordList): Promise<HTML
     { class: 'record-list', 'data-list': list.key },
     h('p', {}, h('a', { href: '#/records' }, '← All records')),
     h('h1', {}, list.title),
+    list.filters.length > 0 ? await searchForm(session, list.key, list.filters, search) : null,
     status,
     body,
     pager,

@@ -1,6 +1,6 @@
 import { csvButton, fileNameOf, tableCsv } from '../csv.js';
 import { cell, h, isProvenance, thirdParty } from '../dom.js';
-import { namesOf } from '../names.js';
+import { namesOf, workerNameOf } from '../names.js';
 import type { Session } from '../session.js';
 
 /** A record as the API sends it: its fields by key (provenance objects for people's text). */
@@ -29,13 +29,24 @@ export function fieldValue(record: ApiRecord, key: string): Child {
 
 /**
  * A view with each supplier code followed by the supplier's name (list_suppliers, read once per
- * sign-in; third-party text), where this token may list suppliers.
+ * sign-in; third-party text), where this token may list suppliers, and each worker id by the
+ * worker's name where it may read names (read:pii; get_worker, each worker read once per
+ * sign-in). Without the scope the ids stand alone, as the API withholds the names.
  */
-export async function withSupplierNames(session: Session, view: HTMLElement): Promise<HTMLElement> {
+export async function withNames(session: Session, view: HTMLElement): Promise<HTMLElement> {
   const names = await namesOf(session);
   for (const code of view.querySelectorAll('[data-supplier]')) {
     const name = names.supplier(code.getAttribute('data-supplier') ?? '');
     if (name) code.append(' ', h('span', { class: 'supplier-name' }, thirdParty(name)));
+  }
+  const links = [...view.querySelectorAll('[data-worker]')];
+  const ids = [...new Set(links.map((link) => link.getAttribute('data-worker') ?? ''))];
+  const found = new Map(
+    await Promise.all(ids.map(async (id) => [id, await workerNameOf(session, id)] as const)),
+  );
+  for (const link of links) {
+    const name = found.get(link.getAttribute('data-worker') ?? '');
+    if (name) link.after(' ', h('span', { class: 'worker-name' }, thirdParty(name)));
   }
   return view;
 }
@@ -63,6 +74,12 @@ export const recordHref = (kind: RecordKind, id: string) => `#/${kind}/${encodeU
 export function recordLink(kind: RecordKind, id: unknown): Child {
   if (typeof id !== 'string') return '—';
   return h('a', { href: recordHref(kind, id), class: 'record-id' }, id);
+}
+
+/** A worker's id, linked to the worker's page; `withNames` puts the name beside it. */
+export function workerLink(id: unknown): Child {
+  if (typeof id !== 'string') return '—';
+  return h('a', { href: recordHref('worker', id), class: 'record-id', 'data-worker': id }, id);
 }
 
 /** An id with no page of its own. */

@@ -1,3 +1,4 @@
+import type { FilterField } from './list-search.js';
 import { formatMoney } from './money.js';
 import {
   fieldValue,
@@ -6,6 +7,7 @@ import {
   recordLink,
   when,
   words,
+  workerLink,
   type ApiRecord,
   type Column,
   type RecordKind,
@@ -29,7 +31,16 @@ export interface RecordList {
   /** One line on the home page's card: what the list holds. */
   holds: string;
   columns: Column[];
+  /** What its search form offers: the list's filters (DESIGN §4.15). */
+  filters: FilterField[];
 }
+
+const status = (values: readonly string[], label = 'Status'): FilterField => ({
+  kind: 'choice',
+  param: label === 'State' ? 'state' : 'status',
+  label,
+  values,
+});
 
 const field = (heading: string, key: string): Column => ({
   heading,
@@ -72,6 +83,15 @@ export const RECORD_LISTS: RecordList[] = [
       field('Classification', 'classificationStatus'),
       field('Tenure start', 'tenureStart'),
     ],
+    filters: [
+      status(['active', 'inactive']),
+      {
+        kind: 'choice',
+        param: 'onboardingState',
+        label: 'Onboarding',
+        values: ['invited', 'onboarding', 'active', 'offboarded'],
+      },
+    ],
   },
   {
     key: 'timesheets',
@@ -80,12 +100,17 @@ export const RECORD_LISTS: RecordList[] = [
     holds: 'Time by worker and period, with its approval status; each opens on its entries.',
     columns: [
       link('Timesheet', 'id', 'timesheet'),
-      link('Worker', 'workerId', 'worker'),
+      { heading: 'Worker', value: (r) => workerLink(r.workerId) },
       { heading: 'Period', value: period },
       enumerated('Captured in', 'entryMode'),
       enumerated('Status', 'status'),
       timestamp('Submitted', 'submittedAt'),
       timestamp('Decided', 'decidedAt'),
+    ],
+    filters: [
+      status(['draft', 'submitted', 'approved', 'rejected']),
+      { kind: 'worker' },
+      { kind: 'period' },
     ],
   },
   {
@@ -110,6 +135,13 @@ export const RECORD_LISTS: RecordList[] = [
       money('Total', 'totalCents'),
       timestamp('Issued', 'issuedAt'),
     ],
+    filters: [
+      { kind: 'text', param: 'number', label: 'Invoice number' },
+      status(['draft', 'issued', 'pushed', 'void']),
+      { kind: 'choice', param: 'type', label: 'Type', values: ['invoice', 'credit_note'] },
+      { kind: 'supplier' },
+      { kind: 'period' },
+    ],
   },
   {
     key: 'suppliers',
@@ -123,6 +155,7 @@ export const RECORD_LISTS: RecordList[] = [
       enumerated('Status', 'status'),
       timestamp('Created', 'createdAt'),
     ],
+    filters: [],
   },
   {
     key: 'assignments',
@@ -131,7 +164,7 @@ export const RECORD_LISTS: RecordList[] = [
     holds: 'Who works where through which supplier, at what bill rate, from when to when.',
     columns: [
       id('Assignment', 'id'),
-      link('Worker', 'workerId', 'worker'),
+      { heading: 'Worker', value: (r) => workerLink(r.workerId) },
       field('Supplier', 'supplierRef'),
       field('Job', 'jobCode'),
       field('Site', 'siteKey'),
@@ -141,6 +174,7 @@ export const RECORD_LISTS: RecordList[] = [
       field('End', 'endDate'),
       enumerated('Status', 'status'),
     ],
+    filters: [{ kind: 'worker' }, { kind: 'supplier' }],
   },
   {
     key: 'expenses',
@@ -149,13 +183,18 @@ export const RECORD_LISTS: RecordList[] = [
     holds: 'Expenses claimed on assignments: category, date, amount in its currency, status.',
     columns: [
       id('Expense', 'id'),
-      link('Worker', 'workerId', 'worker'),
+      { heading: 'Worker', value: (r) => workerLink(r.workerId) },
       id('Assignment', 'assignmentId'),
       field('Supplier', 'supplierRef'),
       field('Category', 'category'),
       field('Incurred on', 'incurredOn'),
       money('Amount', 'amountCents'),
       enumerated('Status', 'status'),
+    ],
+    filters: [
+      status(['draft', 'submitted', 'approved', 'rejected']),
+      { kind: 'worker' },
+      { kind: 'supplier' },
     ],
   },
   {
@@ -177,6 +216,10 @@ export const RECORD_LISTS: RecordList[] = [
       enumerated('State', 'state'),
       timestamp('Decided', 'decidedAt'),
       id('Approval routing', 'approvalInstanceRef'),
+    ],
+    filters: [
+      status(['pending', 'approved', 'rejected'], 'State'),
+      { kind: 'text', param: 'subjectRef', label: 'Subject id' },
     ],
   },
 ];

@@ -3,6 +3,7 @@ import type { Session } from '../session.js';
 import { recordsSection } from './home-cards.js';
 import { invoiceView } from './invoice-view.js';
 import { listView } from './list-view.js';
+import { searchOf } from './list-search.js';
 import { RECORD_LISTS } from './record-lists.js';
 import { timesheetView } from './timesheet-view.js';
 import { workerView } from './worker-view.js';
@@ -19,8 +20,10 @@ export async function recordsRoute(session: Session, parts: string[]): Promise<H
   if (rest.length > 0) return null;
   if (page === 'records') {
     if (id === undefined || id === '') return recordsSection(session, 'h1');
-    const list = RECORD_LISTS.find((l) => l.key === id);
-    return list ? listView(session, list) : null;
+    // A list's search follows its key in the address: #/records/invoices?status=draft.
+    const [key, query = ''] = id.split(/\?(.*)/s, 2);
+    const list = RECORD_LISTS.find((l) => l.key === key);
+    return list ? listView(session, list, searchOf(query, list.filters)) : null;
   }
   if (!id) return null;
   if (page === 'invoice') return invoiceView(session, decoded(id));

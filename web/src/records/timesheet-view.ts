@@ -7,13 +7,13 @@ import {
   notVisible,
   period,
   plainId,
-  recordLink,
   recordTable,
   when,
   words,
   type ApiRecord,
   type Column,
-  withSupplierNames,
+  withNames,
+  workerLink,
 } from './record-fields.js';
 
 /** get_timesheet's item: the timesheet, its entries oldest first (at most 1,000). */
@@ -94,7 +94,7 @@ export function timesheetDetail(item: TimesheetItem): HTMLElement {
     'Timesheet',
     timesheet.id,
     fieldList([
-      ['Worker', recordLink('worker', timesheet.workerId)],
+      ['Worker', workerLink(timesheet.workerId)],
       ['Period', period(timesheet)],
       ['Captured in', words(timesheet.entryMode)],
       ['Status', words(timesheet.status)],
@@ -119,5 +119,5 @@ export async function timesheetView(session: Session, id: string): Promise<HTMLE
   const { item } = (await session.client.call('get_timesheet', { id })) as {
     item: TimesheetItem | null;
   };
-  return item ? withSupplierNames(session, timesheetDetail(item)) : notVisible('timesheet', id);
+  return item ? withNames(session, timesheetDetail(item)) : notVisible('timesheet', id);
 }

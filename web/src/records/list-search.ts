@@ -1,0 +1,199 @@
+import { h } from '../dom.js';
+import { field } from '../form-controls.js';
+import type { Session } from '../session.js';
+import { supplierChoices, workerChoices, type Choice } from './choices.js';
+
+/**
+ * A list's search form: the API's list filters (DESIGN §4.15) as a person fills them in, and the
+ * order. What is asked lives in the address (`#/records/invoices?status=draft&order=asc`), so a
+ * search can be bookmarked, shared and gone back to.
+ */
+export type FilterField =
+  | { kind: 'choice'; param: string; label: string; values: readonly string[] }
+  | { kind: 'supplier' }
+  | { kind: 'worker' }
+  | { kind: 'text'; param: string; label: string }
+  | { kind: 'period' };
+
+export type Order = 'asc' | 'desc';
+
+/** A list's search as the address holds it. */
+export interface ListSearch {
+  filters: Record<string, string>;
+  order: Order;
+}
+
+const paramsOf = (field: FilterField): string[] => {
+  switch (field.kind) {
+    case 'choice':
+    case 'text':
+      return [field.param];
+    case 'supplier':
+      return ['supplierId'];
+    case 'worker':
+      return ['workerId'];
+    case 'period':
+      return ['periodFrom', 'periodTo'];
+  }
+};
+
+/** Newest first unless the address says otherwise. */
+export const DEFAULT_ORDER: Order = 'desc';
+
+/** The search an address's query part holds: the list's own filters only, each once, not empty. */
+export function searchOf(query: string, fields: readonly FilterField[]): ListSearch {
+  const given = new URLSearchParams(query);
+  const filters: Record<string, string> = {};
+  for (const name of fields.flatMap(paramsOf)) {
+    const value = given.get(name)?.trim();
+    if (value) filters[name] = value;
+  }
+  return { filters, order: given.get('order') === 'asc' ? 'asc' : DEFAULT_ORDER };
+}
+
+/** The address of a list with a search. */
+export function addressOf(listKey: string, search: ListSearch): string {
+  const query = new URLSearchParams(search.filters);
+  if (search.order !== DEFAULT_ORDER) query.set('order', search.order);
+  const text = query.toString();
+  return `#/records/${listKey}${text ? `?${text}` : ''}`;
+}
+
+const label = (value: string) => value.replace(/_/g, ' ');
+
+/** The search in words, for the empty result and the status line: "status draft · supplier …". */
+export function searchWords(
+  search: ListSearch,
+  fields: readonly FilterField[],
+  suppliers: readonly Choice[],
+): string {
+  const { filters } = search;
+  const parts: string[] = [];
+  for (const f of fields) {
+    if (f.kind === 'choice' && filters[f.param])
+      parts.push(`${f.label.toLowerCase()} ${label(filters[f.param])}`);
+    if (f.kind === 'text' && filters[f.param])
+      parts.push(`${f.label.toLowerCase()} “${filters[f.param]}”`);
+    if (f.kind === 'supplier' && filters.supplierId) {
+      const known = suppliers.find((s) => s.value === filters.supplierId);
+      parts.push(`supplier ${known ? known.label : filters.supplierId}`);
+    }
+    if (f.kind === 'worker' && filters.workerId) parts.push(`worker ${filters.workerId}`);
+    if (f.kind === 'period' && (filters.periodFrom || filters.periodTo))
+      parts.push(
+        `period ${filters.periodFrom ? `from ${filters.periodFrom}` : ''}${filters.periodFrom && filters.periodTo ? ' ' : ''}${filters.periodTo ? `to ${filters.periodTo}` : ''}`,
+      );
+  }
+  return parts.join(' · ');
+}
+
+function input(id: string, type: string, value: string, extra: Record<string, string> = {}) {
+  return h('input', { id, name: id, type, value, ...extra }) as HTMLInputElement;
+}
+
+function choiceSelect(id: string, any: string, choices: readonly Choice[], value: string) {
+  return h(
+    'select',
+    { id, name: id },
+    h('option', { value: '' }, any),
+    ...choices.map((c) => h('option', { value: c.value, selected: c.value === value }, c.label)),
+  ) as HTMLSelectElement;
+}
+
+/**
+ * The form. Applying it moves to the search's address (the page reads it from there); a worker
+ * is typed by name where the token may read names (a list of them is offered as one types), or
+ * by id.
+ */
+export async function searchForm(
+  session: Session,
+  listKey: string,
+  fields: readonly FilterField[],
+  search: ListSearch,
+): Promise<HTMLElement> {
+  const prefix = `search-${listKey}`;
+  const controls: HTMLElement[] = [];
+  const readers: (() => Record<string, string>)[] = [];
+  for (const f of fields) {
+    if (f.kind === 'choice') {
+      const id = `${prefix}-${f.param}`;
+      const values = f.values.map((v) => ({ value: v, label: label(v) }));
+      const control = choiceSelect(id, 'Any', values, search.filters[f.param] ?? '');
+      controls.push(field(id, f.label, control));
+      readers.push(() => ({ [f.param]: control.value }));
+    } else if (f.kind === 'text') {
+      const id = `${prefix}-${f.param}`;
+      const control = input(id, 'search', search.filters[f.param] ?? '', { autocomplete: 'off' });
+      controls.push(field(id, f.label, control));
+      readers.push(() => ({ [f.param]: control.value.trim() }));
+    } else if (f.kind === 'supplier') {
+      const id = `${prefix}-supplier`;
+      const control = choiceSelect(
+        id,
+        'Any supplier',
+        await supplierChoices(session),
+        search.filters.supplierId ?? '',
+      );
+      controls.push(field(id, 'Supplier', control));
+      readers.push(() => ({ supplierId: control.value }));
+    } else if (f.kind === 'worker') {
+      const id = `${prefix}-worker`;
+      const workers = await workerChoices(session);
+      const named = workers.some((w) => w.label !== w.value);
+      const listId = `${id}-names`;
+      const current = search.filters.workerId ?? '';
+      const shown = workers.find((w) => w.value === current)?.label ?? current;
+      const control = input(id, 'search', shown, { list: listId, autocomplete: 'off' });
+      controls.push(
+        field(
+          id,
+          named ? 'Worker (name or id)' : 'Worker id',
+          control,
+          named ? undefined : 'Names need the read:pii scope.',
+        ),
+        h('datalist', { id: listId }, ...workers.map((w) => h('option', { value: w.label }))),
+      );
+      readers.push(() => {
+        const typed = control.value.trim();
+        return { workerId: workers.find((w) => w.label === typed)?.value ?? typed };
+      });
+    } else {
+      const from = input(`${prefix}-from`, 'date', search.filters.periodFrom ?? '');
+      const to = input(`${prefix}-to`, 'date', search.filters.periodTo ?? '');
+      controls.push(
+        field(`${prefix}-from`, 'Period from', from),
+        field(`${prefix}-to`, 'Period to', to),
+      );
+      readers.push(() => ({ periodFrom: from.value, periodTo: to.value }));
+    }
+  }
+  const order = choiceSelect(
+    `${prefix}-order`,
+    'Newest first',
+    [{ value: 'asc', label: 'Oldest first' }],
+    search.order === 'asc' ? 'asc' : '',
+  );
+  controls.push(field(`${prefix}-order`, 'Order', order));
+  const form = h(
+    'form',
+    { class: 'list-search', role: 'search', 'aria-label': 'Find records' },
+    ...controls,
+    h(
+      'div',
+      { class: 'search-actions' },
+      h('button', { type: 'submit' }, 'Search'),
+      h('a', { href: addressOf(listKey, { filters: {}, order: DEFAULT_ORDER }) }, 'Clear'),
+    ),
+  ) as HTMLFormElement;
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const filters: Record<string, string> = {};
+    for (const read of readers)
+      for (const [name, value] of Object.entries(read())) if (value) filters[name] = value;
+    location.hash = addressOf(listKey, {
+      filters,
+      order: order.value === 'asc' ? 'asc' : 'desc',
+    });
+  });
+  return form;
+}
