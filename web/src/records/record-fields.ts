@@ -1,6 +1,7 @@
 import { csvButton, fileNameOf, tableCsv } from '../csv.js';
 import { cell, h, isProvenance, thirdParty } from '../dom.js';
 import { namesOf, workerNameOf } from '../names.js';
+import { watchFit } from './fitting.js';
 import type { Session } from '../session.js';
 
 /** A record as the API sends it: its fields by key (provenance objects for people's text). */
@@ -135,9 +136,16 @@ export function recordTable(
     ),
   );
   const table = wrap.querySelector('table') as HTMLTableElement;
+  const cue = h(
+    'p',
+    { class: 'scroll-cue', hidden: true },
+    'Scroll sideways for more columns; the first stays in view. →',
+  );
+  watchFit(wrap, cue);
   return h(
     'div',
     { class: 'record-table' },
+    cue,
     wrap,
     h(
       'div',

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { signIn, skipWithoutChromium } from '../support/browser.js';
+import { WS } from '../support/harness.js';
+import { livePages, open } from './record-pages.js';
+
+/**
+ * Tables and charts that fit (issue 36), in Chromium at 1280 and 375 px: a wide table keeps its
+ * first column in view while it scrolls and says that it scrolls; long third-party text is
+ * clipped to one line, whole on hover and focus; a chart's axis draws only the labels that fit.
+ * SQLite only: what is measured is the page's layout, the same whichever store answers.
+ */
+describe('tables and charts fit the width (sqlite)', { skip: skipWithoutChromium() }, () => {
+  const live = livePages('sqlite');
+
+  async function at(width: number): Promise<Page> {
+    const page = await live.browser.newPage();
+    await page.setViewportSize({ width, height: 900 });
+    await signIn(page, live.base, live.h.tokens.staff);
+    return page;
+  }
+  const consolidated = () =>
+    live.h.one<{ id: string }>(
+      `SELECT i.id FROM invoices i WHERE i.workspace_id = ? AND i.grouping_rule = 'consolidated'
+       ORDER BY (SELECT COUNT(*) FROM invoice_lines l WHERE l.invoice_id = i.id) DESC LIMIT 1`,
+      WS,
+    );
+
+  /** Where the first column and the region are, with the region scrolled fully right. */
+  const scrolledRight = (page: Page, scope: string) =>
+    page.$eval(scope, (region) => {
+      region.scrollLeft = region.scrollWidth;
+      const box = region.getBoundingClientRect();
+      const first = region.querySelector('tbody td:first-child')!.getBoundingClientRect();
+      const cells = region.querySelectorAll('tbody tr:first-child td');
+      const last = cells[cells.length - 1].getBoundingClientRect();
+      return {
+        wider: region.scrollWidth > region.clientWidth,
+        regionLeft: box.left,
+        regionRight: box.right,
+        firstLeft: first.left,
+        lastRight: last.right,
+      };
+    });
+
+  for (const width of [1280, 375]) {
+    it(`at ${width} px a wide table keeps its first column in view and says it scrolls`, async () => {
+      const page = await at(width);
+      const { id } = await consolidated();
+      await open(page, `#/invoice/${id}`, '.record-page tbody tr');
+      const region = '.record-page .table-wrap';
+      const fit = await scrolledRight(page, region);
+      assert.ok(fit.wider, 'the lines are wider than the page');
+      assert.ok(await page.isVisible('.record-page .scroll-cue'), 'the cue is shown');
+      assert.ok(Math.abs(fit.firstLeft - fit.regionLeft) <= 1, JSON.stringify(fit));
+      assert.ok(fit.lastRight <= fit.regionRight + 1, 'the last column is reached');
+      // A list narrower than its region says nothing.
+      if (width === 1280) {
+        await open(page, '#/records/suppliers', '.record-list tbody tr');
+        assert.equal(await page.isVisible('.record-list .scroll-cue'), false);
+      }
+    });
+  }
+
+  it('at 1280 px long third-party text is clipped to one line, whole on hover and focus', async () => {
+    const page = await at(1280);
+    const { id } = await consolidated();
+    await open(page, `#/invoice/${id}`, '.record-page tbody tr');
+    const heights = await page.$$eval('.record-page tbody tr', (rows) =>
+      rows.map((r) => r.getBoundingClientRect().height),
+    );
+    const line = Math.min(...heights);
+    assert.ok(
+      heights.every((height) => height <= line * 1.5),
+      `every line one text line tall (${Math.max(...heights)} vs ${line})`,
+    );
+    const clipped = page.locator('.record-page td .third-party[tabindex="0"]').first();
+    const whole = (await clipped.textContent()) ?? '';
+    assert.equal(await clipped.getAttribute('title'), whole);
+    const shown = () => clipped.evaluate((text) => ({ white: getComputedStyle(text).whiteSpace }));
+    assert.deepEqual(await shown(), { white: 'nowrap' });
+    await clipped.focus();
+    assert.deepEqual(await shown(), { white: 'pre-wrap' });
+    // Text that fits is neither a title nor a tab stop.
+    const fitting = await page.$$eval('.record-page td .third-party:not([tabindex])', (texts) =>
+      texts.filter((t) => t.scrollWidth > t.clientWidth + 1 || t.hasAttribute('title')),
+    );
+    assert.equal(fitting.length, 0);
+  });
+
+  for (const width of [375, 1280]) {
+    it(`at ${width} px a three-year monthly chart draws only the axis labels that fit`, async () => {
+      const page = await at(width);
+      const body = {
+        query: {
+          metrics: ['hours_worked'],
+          dimensions: ['work_date'],
+          timeGrain: 'month',
+          timeRange: { from: '2023-06-01', to: '2026-06-30' },
+        },
+      };
+      await open(
+        page,
+        `#/explorer/${encodeURIComponent(JSON.stringify(body))}`,
+        '.explorer-result .result',
+      );
+      assert.ok(await page.isVisible('.explorer-result canvas'), await page.innerText('main'));
+      const axis = await page.$eval('canvas', (canvas) => {
+        type Scale = { ticks: unknown[]; width: number; labelRotation: number };
+        const chart = (
+          canvas as HTMLCanvasElement & {
+            vmsChart: { data: { labels: unknown[] }; scales: { x: Scale } };
+          }
+        ).vmsChart;
+        return {
+          labels: chart.data.labels.length,
+          drawn: chart.scales.x.ticks.length,
+          width: chart.scales.x.width,
+          rotation: chart.scales.x.labelRotation,
+        };
+      });
+      assert.ok(axis.labels >= 36, `a month a label over three years: ${axis.labels}`);
+      // Rotated labels are a text line each (12 px type, 1.2 line height): that many fit.
+      const room = Math.floor(axis.width / 14.4);
+      assert.ok(axis.drawn <= room, JSON.stringify({ ...axis, room }));
+      if (width === 1280)
+        assert.equal(axis.drawn, axis.labels, 'at full width every month is labelled');
+      else assert.ok(axis.drawn >= Math.min(room - 2, 12), `thinned, not emptied: ${axis.drawn}`);
+    });
+  }
+});
