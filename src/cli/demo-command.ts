@@ -51,7 +51,11 @@ async function demo(address: { host: string; port: number }, config: Config): Pr
     : null;
   const { tokens, minted } = await demoTokens(store, saved, new Date());
   if (minted) writeFileSync(DEMO_TOKENS, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
-  const { baseUrl } = await listen(store, DEMO_DB, address, config, demoSignIns(tokens));
+  // Its log is written as it is logged: the lines so far (the copy opened, reports warmed,
+  // listening) are out before the banner, so that on a terminal none lands in its middle.
+  const { baseUrl } = await listen(store, DEMO_DB, address, config, demoSignIns(tokens), {
+    syncLog: true,
+  });
   const lines = [
     '',
     `vms-read demo is serving ${DEMO_DB} at ${baseUrl}`,

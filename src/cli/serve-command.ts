@@ -56,6 +56,11 @@ export async function listen(
   config: Config,
   /** Accounts the built-in authorization server's sign-in page offers (`vms-read demo`). */
   demoAccounts?: readonly DemoSignIn[],
+  /**
+   * Log lines written as they are logged (`vms-read demo`: they come before the banner it prints
+   * on stderr, never inside it); a server logs through pino's asynchronous writer.
+   */
+  { syncLog = false }: { syncLog?: boolean } = {},
 ): Promise<Listening> {
   // The copy is prepared before the app exists and followed after: its lines go to the app's
   // log, those from before it held until it is there.
@@ -75,7 +80,12 @@ export async function listen(
     facts,
     ...serviceSettings(config),
     demoAccounts,
-    logger: { level: config.logLevel },
+    logger: syncLog
+      ? {
+          level: config.logLevel,
+          stream: (await import('pino')).default.destination({ dest: 1, sync: true }),
+        }
+      : { level: config.logLevel },
   });
   logs.to = app.log;
   for (const [message, failure] of logs.early.splice(0)) write(app.log, message, failure);

@@ -67,7 +67,6 @@ export interface ColumnRule {
   maxLength?: number;
 }
 
-
 function maxLengthOf(column: string): number {
   if (column === 'display_name' || column === 'name' || column === 'author')
     return TEXT_LIMITS.name;

@@ -95,7 +95,13 @@ const SPECS: SavedQuerySpec[] = [
     period: { kind: 'relative', unit: 'month', offset: -1 },
     defaultCatalogOnly: true,
   },
-  { kind: 'dashboard_tile', name: 'Workers', query: q(['worker_count'], []) },
+  // Counts workers by tenure start in the dashboard's period (all of them, offboarded included,
+  // without one): named for that, so it does not read as today's headcount.
+  {
+    kind: 'dashboard_tile',
+    name: 'Workers by tenure start (any status)',
+    query: q(['worker_count'], []),
+  },
   {
     kind: 'dashboard_tile',
     name: 'Hours worked by supplier',

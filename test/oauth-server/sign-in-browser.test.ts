@@ -22,6 +22,7 @@ import { TestIdentityProvider } from '../support/identity-provider.js';
 import { assertEnvelope, newClient } from '../support/mcp-client.js';
 import { TestOAuthHost, TestBrowser as HttpBrowser } from '../support/oauth-browser.js';
 import { tokenRequest } from '../support/oauth-flow.js';
+import { assertAccessible } from '../support/accessibility.js';
 
 const skip = skipWithoutChromium();
 
@@ -42,9 +43,11 @@ async function kept(page: Page) {
 /** At the built-in server's pages: the access key typed in, then Allow. */
 async function signInAtServer(page: Page, key: string) {
   await page.waitForSelector('input[name=key]');
+  await assertAccessible(page, "the authorization server's sign-in page");
   await page.fill('input[name=key]', key);
   await page.click('button:has-text("Sign in")');
   await page.waitForSelector('button[value=allow]');
+  await assertAccessible(page, "the authorization server's consent page");
   await page.click('button[value=allow]');
 }
 

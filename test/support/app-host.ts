@@ -9,14 +9,15 @@ import type { Frame, Page } from 'playwright-core';
  */
 const HOST_SCRIPT = `
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
-window.openView = async ({ html, tool, args, result, input }) => {
+window.openView = async ({ html, tool, args, result, input, theme = 'light' }) => {
   const iframe = document.getElementById('view');
   const bridge = new AppBridge(
     null,
     { name: 'vms-read test host', version: '1.0.0' },
     { serverTools: {}, downloadFile: {} },
-    { hostContext: { toolInfo: { tool }, theme: 'light', displayMode: 'inline' } },
+    { hostContext: { toolInfo: { tool }, theme, displayMode: 'inline' } },
   );
+  window.bridge = bridge;
   window.calls = [];
   bridge.oncalltool = async (params) => {
     window.calls.push(params);
@@ -68,6 +69,8 @@ export interface ViewCall {
   result: unknown;
   /** When the host sends the tool's arguments: before the result (as hosts do), after, or never. */
   input?: 'before' | 'after' | 'never';
+  /** The host's theme in its context (`window.bridge.setHostContext` changes it later). */
+  theme?: 'light' | 'dark';
 }
 
 /** Opens the view in the host page with a tool's result, and returns the view's frame once it drew. */

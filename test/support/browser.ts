@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { assertAccessible } from './accessibility.js';
 
 /**
  * A real browser for tests that need one (CORS, web pages): Debian's `chromium` package, driven
@@ -80,7 +81,11 @@ export async function servePage(html: string, port = 0): Promise<PageServer> {
  */
 export async function signIn(page: Page, base: string, token: string): Promise<void> {
   await page.goto(`${base}/app`);
+  await page.waitForSelector('#token');
+  await assertAccessible(page, 'the sign-in card');
   await page.fill('#token', token);
   await page.click('form.sign-in button[type=submit]');
   await page.waitForSelector('#sign-out:not([hidden])');
+  await page.waitForFunction(() => document.querySelectorAll('main .loading').length === 0);
+  await assertAccessible(page, 'the page signed in');
 }

@@ -11,6 +11,7 @@ import {
 } from '../support/browser.js';
 import { ALL_SCOPES, AS_OF, DIALECTS, startHarness, WS, type Harness } from '../support/harness.js';
 import { assertMoneyTrue, downloadCsv, drawnIn, text, type Answer } from './drawn.js';
+import { assertAccessible } from '../support/accessibility.js';
 
 /**
  * The dashboard as a program manager uses it (issue 22), in headless Chromium against a live
@@ -87,6 +88,7 @@ for (const dialect of DIALECTS)
         // The home page has gone: the page asked for is drawn.
         await page.waitForFunction(() => !document.querySelector('main .home'));
         await settled(page);
+        await assertAccessible(page, hash);
         return page;
       }
       async function settled(page: Page): Promise<void> {

@@ -6,7 +6,7 @@ import {
   valuesQueryOf,
   valuesSource,
   type RunQuery,
-} from '../../web/src/dimension-values.js';
+} from '../../web/src/explorer/dimension-values.js';
 import {
   bodyOf,
   chooseMetrics,
@@ -22,10 +22,10 @@ import {
   withOperator,
   withValueAt,
   withValuePicked,
-  type ExplorerCatalog,
   type ExplorerState,
-} from '../../web/src/explorer-query.js';
-import { refusalWords } from '../../web/src/refusal-words.js';
+} from '../../web/src/explorer/explorer-query.js';
+import type { ExplorerCatalog } from '../../web/src/types.js';
+import { refusalWords } from '../../web/src/report/refusal-words.js';
 import { REFUSAL_MESSAGES } from '../../src/semantic/refusals.js';
 
 /**

@@ -8,6 +8,7 @@ import {
   type TestBrowser,
 } from '../support/browser.js';
 import { AS_OF, startHarness, type Harness } from '../support/harness.js';
+import { assertAccessible } from '../support/accessibility.js';
 
 /**
  * The explorer in headless Chromium against a live server on the tiny seed: only compatible
@@ -156,6 +157,7 @@ describe('the explorer in a real browser', { skip: skipWithoutChromium() }, () =
     await signIn(page, base, h.tokens.staff);
     await page.click('nav a[href="#/explorer"]');
     await page.waitForSelector('#ex-metric-hours_worked');
+    await assertAccessible(page, 'the explorer');
     return page;
   }
 
@@ -235,6 +237,7 @@ describe('the explorer in a real browser', { skip: skipWithoutChromium() }, () =
     await page.focus('#ex-filter-0-values');
     await page.keyboard.press('Enter'); // submits the form: Run
     await page.waitForSelector('.explorer-result .result');
+    await assertAccessible(page, 'the explorer with a filter and a drawn result');
 
     const body = {
       query: {
@@ -532,6 +535,7 @@ describe('the explorer in a real browser', { skip: skipWithoutChromium() }, () =
     );
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 375, `no sideways scrolling at 375 px (${width})`);
+    await assertAccessible(page, 'the explorer at 375 px');
     assert.equal(
       await page.$eval('.explorer-form fieldset', (f) => getComputedStyle(f).borderTopLeftRadius),
       '6px',

@@ -6,6 +6,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { Frame, Page } from 'playwright-core';
 import { createSavedQuery } from '../../src/admin/saved-queries.js';
 import { REPORT_VIEW_URI } from '../../src/mcp/report-view.js';
+import { assertAccessible } from '../support/accessibility.js';
 import { appHostHtml, openView, type ViewCall } from '../support/app-host.js';
 import {
   launchBrowser,
@@ -129,7 +130,11 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
     drawnSelector: string,
     errors: string[],
     host_: Host = 'answers',
-    { input = 'before', alter }: { input?: ViewCall['input']; alter?: (data: Data) => void } = {},
+    {
+      input = 'before',
+      alter,
+      theme = 'light',
+    }: { input?: ViewCall['input']; alter?: (data: Data) => void; theme?: ViewCall['theme'] } = {},
   ): Promise<{ page: Page; frame: Frame; result: CallToolResult }> {
     const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
     const page = await hostPage(errors, host_);
@@ -137,9 +142,10 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
     alter?.(sent.structuredContent as Data);
     const frame = await openView(
       page,
-      { html, tool: tools.get(tool), args, result: sent, input },
+      { html, tool: tools.get(tool), args, result: sent, input, theme },
       drawnSelector,
     );
+    await assertAccessible(frame, `the ${tool} view (${theme})`);
     return { page, frame, result };
   }
 
@@ -227,6 +233,60 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
       await assertDrawn(frame, result.structuredContent as unknown as Answer, shape);
       assert.deepEqual(errors, []);
     });
+
+  it("follows a dark host: its colours, its charts' palette and their contrast, and back", async () => {
+    const errors: string[] = [];
+    const args = {
+      query: { metrics: ['hours_worked'], dimensions: ['work_date'], timeGrain: 'month' },
+    };
+    const { page, frame } = await shown(
+      'run_semantic_query',
+      args,
+      '.result canvas',
+      errors,
+      'answers',
+      {
+        theme: 'dark',
+      },
+    );
+    const look = () =>
+      frame.evaluate(() => {
+        const canvas = document.querySelector('.result canvas') as HTMLCanvasElement & {
+          vmsChart: { data: { datasets: { borderColor: string }[] }; options: { color: string } };
+        };
+        return {
+          theme: document.documentElement.getAttribute('data-theme'),
+          paper: getComputedStyle(document.documentElement).backgroundColor,
+          line: canvas.vmsChart.data.datasets[0].borderColor,
+          text: canvas.vmsChart.options.color,
+        };
+      });
+    assert.deepEqual(await look(), {
+      theme: 'dark',
+      paper: 'rgb(27, 29, 33)',
+      line: '#8ab4f8',
+      text: '#bdc1c6',
+    });
+    // The host turns light: the view follows, its chart drawn again in the light palette.
+    await page.evaluate(() =>
+      (window as unknown as { bridge: { setHostContext(c: object): void } }).bridge.setHostContext({
+        theme: 'light',
+      }),
+    );
+    await frame.waitForFunction(
+      () => document.documentElement.getAttribute('data-theme') === 'light',
+    );
+    await frame.waitForFunction(
+      () =>
+        (
+          document.querySelector('.result canvas') as HTMLCanvasElement & {
+            vmsChart?: { data: { datasets: { borderColor: string }[] } };
+          }
+        )?.vmsChart?.data.datasets[0].borderColor === '#1f5fa8',
+    );
+    await assertAccessible(frame, 'the view turned light');
+    assert.deepEqual(errors, []);
+  });
 
   it('draws an empty result and a refusal with its code and closest metrics', async () => {
     const errors: string[] = [];

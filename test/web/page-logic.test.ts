@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import * as compare from '../../web/src/compare.js';
+import * as compare from '../../web/src/report/compare.js';
 import * as csv from '../../web/src/csv.js';
-import * as currency from '../../web/src/currency.js';
+import * as currency from '../../web/src/report/currency.js';
 import * as format from '../../web/src/format.js';
-import * as names from '../../web/src/names.js';
-import * as periods from '../../web/src/periods.js';
+import * as names from '../../web/src/session/names.js';
+import * as periods from '../../web/src/report/periods.js';
 
 /**
  * The page's own logic, in Node (web/src/ compiled with the tests; what it does with the DOM is

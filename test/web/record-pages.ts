@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import type { Page } from 'playwright-core';
+import { assertAccessible } from '../support/accessibility.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { AS_OF, startHarness, type Dialect, type Harness } from '../support/harness.js';
 
@@ -31,6 +32,7 @@ export const column = (table: Table, heading: string) => {
 export async function open(page: Page, hash: string, drawn: string): Promise<void> {
   await page.evaluate((to) => (location.hash = to), hash);
   await page.waitForSelector(drawn);
+  await assertAccessible(page, hash);
 }
 
 /** What a describe of record pages runs against: a harness served on a port, and Chromium. */

@@ -47,7 +47,9 @@ for (const dialect of DIALECTS) {
       await fill('.list-search');
       await page.click('.list-search button[type=submit]');
       await page.waitForFunction((was) => location.hash !== was, before);
-      await page.waitForSelector('.record-list .list-body > *');
+      // The page of the new search, not the one before it (the hash changes before it is drawn).
+      const hash = await page.evaluate(() => location.hash);
+      await page.waitForSelector(`.record-list[data-address="${hash}"] .list-body > *`);
     }
     const shownIds = async (page: Page) =>
       (await page.$$eval('.record-list tbody tr', (rows) =>

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { createToken } from '../../src/auth/tokens.js';
 import { signIn, skipWithoutChromium } from '../support/browser.js';
 import { DIALECTS, WS } from '../support/harness.js';
 import { downloadCsv } from './drawn.js';
@@ -56,6 +57,8 @@ const hours = (minutes: number) =>
 
 const WITHHELD = 'withheld (needs read:pii)';
 const NOT_STAFF = 'Reports are for staff tokens; this token reads the records its role may see.';
+const NO_PROGRAM =
+  'Reports are for staff tokens with the read:program scope; this token reads the records its role and scopes allow.';
 
 /** The field of a record page by its label. */
 const fieldText = (page: Page, label: string) =>
@@ -392,6 +395,24 @@ for (const dialect of DIALECTS) {
       await open(page, '#/explorer', 'main .notice');
       assert.equal(await page.textContent('main .notice'), NOT_STAFF);
       assert.doesNotMatch((await page.textContent('main')) ?? '', /403|forbidden/i);
+
+      // A worker token without read:program (the demo's) is refused for the scope first: the
+      // sentence is true of it too, and says what reports need.
+      const noProgram = await createToken(
+        live.h.store,
+        {
+          workspaceId: WS,
+          role: 'worker',
+          workerId: live.h.workerId,
+          scopes: ['read:workforce', 'read:pii'],
+        },
+        new Date(),
+      );
+      const narrow = await signedIn(noProgram);
+      await open(narrow, '#/explorer', 'main .notice');
+      assert.equal(await narrow.textContent('main .notice'), NO_PROGRAM);
+      await open(narrow, '#/', 'main .notice');
+      assert.equal(await narrow.textContent('main .notice'), NO_PROGRAM);
     });
 
     it("a billing-entity token opens its invoices and an invoice's lines", async () => {

@@ -1,8 +1,8 @@
 import { h, thirdParty } from './dom.js';
-import { dashboardTitle } from './names.js';
+import { dashboardTitle } from './session/names.js';
 import { recordsSection } from './records/routes.js';
-import { dashboardsOf, savedQueries, type SavedQuery } from './saved-queries.js';
-import type { Session } from './session.js';
+import { dashboardsOf, savedQueries, type SavedQuery } from './dashboards/saved-queries.js';
+import type { Session } from './session/session.js';
 
 /**
  * The home page: what this token can see, as cards. Staff see the dashboards, the explorer, the

@@ -1,4 +1,4 @@
-import { signIn, signOut, tokenOf } from './api.js';
+import { signIn, signOut, tokenOf } from './session/api.js';
 import {
   currentAccessToken,
   endOAuthSession,
@@ -9,12 +9,12 @@ import {
 } from './sign-in/oauth-session.js';
 import { signInView } from './sign-in/sign-in-view.js';
 import { decoded, h, replace } from './dom.js';
-import { explorerView } from './explorer.js';
+import { explorerView } from './explorer/explorer.js';
 import { recordsRoute } from './records/routes.js';
-import { openSession, type Session } from './session.js';
+import { openSession, type Session } from './session/session.js';
 import { errorView } from './error-view.js';
 import { homeView } from './home.js';
-import { dashboardView, savedQueryView } from './views.js';
+import { dashboardView, savedQueryView } from './dashboards/views.js';
 
 /**
  * The web page: sign in (at the authorization server, or with an access key; sign-in/), then the home page,

@@ -1,5 +1,6 @@
+import type { ReportRefusal } from '../types.js';
 import { h } from '../dom.js';
-import { refusalView, type ReportRefusal } from '../result-view.js';
+import { refusalView } from '../report/result-view.js';
 import {
   fieldValue,
   period,

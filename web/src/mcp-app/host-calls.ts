@@ -1,7 +1,8 @@
+import type { ExplorerCatalog } from '../types.js';
 import type { App } from '@modelcontextprotocol/ext-apps';
-import type { ExplorerCatalog } from '../explorer-query.js';
+
 import type { Provenance } from '../dom.js';
-import { namesFrom, supplierNamesOf, type Names } from '../names.js';
+import { namesFrom, supplierNamesOf, type Names } from '../session/names.js';
 
 /**
  * The view's one way to the server: a tool call through the host (MCP Apps' `tools/call` from

@@ -1,7 +1,8 @@
+import type { ReportAnswer, ReportRefusal } from '../types.js';
 import { App, applyDocumentTheme } from '@modelcontextprotocol/ext-apps';
 import { saveFilesWith } from '../csv.js';
 import { h, replace, thirdParty, type Provenance } from '../dom.js';
-import { resultView, type ReportAnswer, type ReportRefusal } from '../result-view.js';
+import { resultView } from '../report/result-view.js';
 import { changesView, isChangePage, type ChangePage } from './changes-view.js';
 import { namesThroughHost, structuredOf, toolCaller, type ToolCall } from './host-calls.js';
 import { guessedTimeKeys } from './time-keys.js';
@@ -48,7 +49,11 @@ function nextPage(tool: string, data: unknown) {
   return (cursor: string) => call(tool, { ...nextArguments(tool, data), cursor });
 }
 
+/** The result drawn last: drawn again when the host's theme changes (the charts' colours). */
+let drawn: unknown = undefined;
+
 async function draw(data: unknown): Promise<void> {
+  drawn = data;
   const tool = toolOf(data);
   const more = nextPage(tool, data);
   if (isChangePage(data)) {
@@ -95,7 +100,10 @@ app.ontoolresult = (result) => {
 };
 app.ontoolcancelled = () => say('The call was cancelled: there is no result to draw.', 'status');
 app.onhostcontextchanged = ({ theme }) => {
-  if (theme) applyDocumentTheme(theme);
+  if (!theme || document.documentElement.getAttribute('data-theme') === theme) return;
+  applyDocumentTheme(theme);
+  if (drawn !== undefined)
+    void draw(drawn).catch((error: unknown) => say((error as Error).message));
 };
 // The sandbox blocks a page's own downloads: "Download CSV" asks the host, where it can save.
 saveFilesWith(null);

@@ -1,5 +1,3 @@
-import type { ReportResult } from '../result-view.js';
-
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
@@ -18,3 +16,4 @@ export function guessedTimeKeys(result: ReportResult | { status: 'refused' }): S
     ),
   );
 }
+import type { ReportResult } from '../types.js';

@@ -1,5 +1,5 @@
 import { isProvenance } from '../dom.js';
-import type { Session } from '../session.js';
+import type { Session } from '../session/session.js';
 
 /** One option of a search field: the id the API filters by, and what a person reads. */
 export interface Choice {

@@ -1,6 +1,6 @@
 import { VmsReadError } from 'vms-read-client';
 import { h } from '../dom.js';
-import type { Session } from '../session.js';
+import type { Session } from '../session/session.js';
 import { RECORD_LISTS, type RecordList } from './record-lists.js';
 
 /**

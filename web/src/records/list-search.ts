@@ -1,6 +1,6 @@
 import { h } from '../dom.js';
 import { field } from '../form-controls.js';
-import type { Session } from '../session.js';
+import type { Session } from '../session/session.js';
 import { supplierChoices, workerChoices, type Choice } from './choices.js';
 
 /**

@@ -1,9 +1,9 @@
 import { h, replace, type Provenance } from '../dom.js';
-import { refusalView } from '../result-view.js';
-import type { Session } from '../session.js';
-import { errorView } from '../views.js';
+import { refusalView } from '../report/result-view.js';
+import type { Session } from '../session/session.js';
+import { errorView } from '../error-view.js';
 import { supplierChoices } from './choices.js';
-import { searchForm, searchWords, type ListSearch } from './list-search.js';
+import { addressOf, searchForm, searchWords, type ListSearch } from './list-search.js';
 import { recordTable, type ApiRecord, withNames } from './record-fields.js';
 import type { RecordList } from './record-lists.js';
 
@@ -119,7 +119,8 @@ export async function listView(
   await show(0);
   return h(
     'div',
-    { class: 'record-list', 'data-list': list.key },
+    // Which search this page answers, as the address says it (tests wait for the new one).
+    { class: 'record-list', 'data-list': list.key, 'data-address': addressOf(list.key, search) },
     h('p', {}, h('a', { href: '#/records' }, '← All records')),
     h('h1', {}, list.title),
     list.filters.length > 0 ? await searchForm(session, list.key, list.filters, search) : null,

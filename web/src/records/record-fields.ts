@@ -1,8 +1,8 @@
 import { csvButton, fileNameOf, tableCsv } from '../csv.js';
 import { cell, h, isProvenance, thirdParty } from '../dom.js';
-import { namesOf, workerNameOf } from '../names.js';
+import { namesOf, workerNameOf } from '../session/names.js';
 import { watchFit } from './fitting.js';
-import type { Session } from '../session.js';
+import type { Session } from '../session/session.js';
 
 /** A record as the API sends it: its fields by key (provenance objects for people's text). */
 export type ApiRecord = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { decoded } from '../dom.js';
-import type { Session } from '../session.js';
+import type { Session } from '../session/session.js';
 import { recordsSection } from './home-cards.js';
 import { invoiceView } from './invoice-view.js';
 import { listView } from './list-view.js';

@@ -1,5 +1,5 @@
 import { h } from '../dom.js';
-import type { Session } from '../session.js';
+import type { Session } from '../session/session.js';
 import {
   recordPage,
   fieldList,

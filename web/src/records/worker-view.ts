@@ -1,4 +1,4 @@
-import type { Session } from '../session.js';
+import type { Session } from '../session/session.js';
 import {
   recordPage,
   fieldList,

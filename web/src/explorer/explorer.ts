@@ -1,21 +1,21 @@
+import type { ExplorerCatalog, ReportAnswer } from '../types.js';
 import { copyAsView } from './copy-as.js';
 import { valuesSource, type ValuesSource } from './dimension-values.js';
-import { h } from './dom.js';
+import { h } from '../dom.js';
 import { explorerForm } from './explorer-form.js';
 import {
   bodyInHash,
+  explorerHref,
   bodyOf,
   hashOf,
   problemsOf,
   stateOfBody,
-  type ExplorerCatalog,
   type ExplorerState,
 } from './explorer-query.js';
-import { resultView, type ReportAnswer } from './result-view.js';
-import type { Session } from './session.js';
-import { errorView } from './error-view.js';
-import { namesOf } from './names.js';
-import { explorerHref } from './tile.js';
+import { resultView } from '../report/result-view.js';
+import type { Session } from '../session/session.js';
+import { errorView } from '../error-view.js';
+import { namesOf } from '../session/names.js';
 
 /** Each session's dimension values, asked once per dimension and view while it lasts. */
 const sessionValues = new WeakMap<Session, ValuesSource>();

@@ -1,6 +1,7 @@
+import type { ExplorerCatalog } from '../types.js';
 import type { OfferedValue, OfferedValues, ValuesSource } from './dimension-values.js';
 import { VALUES_CAP } from './dimension-values.js';
-import { h, thirdParty } from './dom.js';
+import { h, thirdParty } from '../dom.js';
 import {
   arityOf,
   isTimeDimension,
@@ -13,12 +14,11 @@ import {
   withOperator,
   withValueAt,
   withValuePicked,
-  type ExplorerCatalog,
   type ExplorerState,
   type FilterDraft,
   type Operator,
 } from './explorer-query.js';
-import { checkbox, field, radio, section, select, type Option } from './form-controls.js';
+import { checkbox, field, radio, section, select, type Option } from '../form-controls.js';
 
 /**
  * The explorer's filters (issue 22, item 4): each a dimension, an operator and its values. A

@@ -1,5 +1,6 @@
+import type { ExplorerCatalog } from '../types.js';
 import type { ValuesSource } from './dimension-values.js';
-import { h } from './dom.js';
+import { h } from '../dom.js';
 import { filtersSection } from './explorer-filters.js';
 import {
   chooseMetrics,
@@ -16,13 +17,12 @@ import {
   settle,
   splitApplies,
   TIME_GRAINS,
-  type ExplorerCatalog,
   type ExplorerState,
   type PeriodUnit,
   type TimeGrain,
   type When,
 } from './explorer-query.js';
-import { checkbox, field, radio, section, select } from './form-controls.js';
+import { checkbox, field, radio, section, select } from '../form-controls.js';
 
 /**
  * The explorer's form: native controls only (checkboxes, radios, selects, text and date inputs),

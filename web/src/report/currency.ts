@@ -1,5 +1,3 @@
-import type { ReportResult } from './result-view.js';
-
 /**
  * Money kept true (SPEC: integer cents in each row's own currency, never converted). A result
  * with a money metric is read per currency: the `currency` column where the query grouped by it,
@@ -65,3 +63,4 @@ const withoutCurrency = (query: ReportResult['semanticQuery']) => ({
   ...query,
   dimensions: (query.dimensions ?? []).filter((d) => d !== CURRENCY),
 });
+import type { ReportResult } from '../types.js';

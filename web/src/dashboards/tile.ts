@@ -1,14 +1,19 @@
-import { CURRENCY, fixedCurrency } from './currency.js';
-import { h, thirdParty } from './dom.js';
+import type { ReportAnswer, ReportResult } from '../types.js';
+import { CURRENCY, fixedCurrency } from '../report/currency.js';
+import { h, thirdParty } from '../dom.js';
 import type { DashboardSettings } from './dashboard-period.js';
-import { hashOf, moneyByCurrency, type RunBody } from './explorer-query.js';
-import { namesOf } from './names.js';
-import { comparableRange } from './periods.js';
-import type { PickFilter } from './result-figure.js';
-import { resultView, type ReportAnswer, type ReportResult } from './result-view.js';
+import {
+  bodyOfQuery,
+  explorerHref,
+  moneyByCurrency,
+  type RunBody,
+} from '../explorer/explorer-query.js';
+import { namesOf } from '../session/names.js';
+import { comparableRange } from '../report/periods.js';
+import { resultView } from '../report/result-view.js';
 import type { SavedQuery } from './saved-queries.js';
-import type { Session } from './session.js';
-import { errorView } from './error-view.js';
+import type { Session } from '../session/session.js';
+import { errorView } from '../error-view.js';
 
 /**
  * A saved query run and drawn as a tile. Without steering it is the saved query's own answer
@@ -18,16 +23,6 @@ import { errorView } from './error-view.js';
  * add currencies together. With "compare", the same query runs again over the previous period.
  */
 type Query = ReportResult['semanticQuery'];
-
-/** The query as a run_semantic_query body: members the server fills by default dropped. */
-function bodyOfQuery(query: Query, extra: Partial<Query> = {}): RunBody {
-  const q: Record<string, unknown> = { ...query, ...extra };
-  for (const key of ['filters', 'order', 'dimensions'] as const)
-    if (Array.isArray(q[key]) && (q[key] as unknown[]).length === 0) delete q[key];
-  if (q.timeGrain === null) delete q.timeGrain;
-  if (q.timeRange === null || q.timeRange === undefined) delete q.timeRange;
-  return { query: q as RunBody['query'] };
-}
 
 /** A money query the page splits by currency: its view offers currency and nothing fixes one. */
 function needsCurrency(session: Session, query: Query): boolean {
@@ -60,11 +55,6 @@ function steeredBody(
       timeRange: { from: period.from, to: period.to },
     });
   return { ...bodyOfQuery(query, { dimensions, limit, timeRange: null }), period: { ...period } };
-}
-
-/** The explorer's address for a query narrowed by filters (a click on a point, or none). */
-export function explorerHref(query: Query, filters: PickFilter[] = []): string {
-  return hashOf(bodyOfQuery(query, { filters: [...(query.filters ?? []), ...filters] }));
 }
 
 export function tilePanel(

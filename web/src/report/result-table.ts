@@ -1,12 +1,12 @@
-import { csvButton, csvOf, fileNameOf, type CsvCell } from './csv.js';
-import { cell, h, isProvenance, plainText, thirdParty } from './dom.js';
+import type { ReportResult } from '../types.js';
+import { csvButton, csvOf, fileNameOf, type CsvCell } from '../csv.js';
+import { cell, h, isProvenance, plainText, thirdParty } from '../dom.js';
 import { CURRENCY, currencyReader, fixedCurrency, hasMoney, mixesCurrencies } from './currency.js';
-import { changeNumber, formatChange, formatOf, unitsFigure } from './format.js';
-import type { Names } from './names.js';
+import { changeNumber, formatChange, formatOf, unitsFigure } from '../format.js';
+import type { Names } from '../session/names.js';
 import { bucketLabel, isIncomplete } from './periods.js';
 import { previousRowOf } from './compare.js';
 import { rawValue } from './result-figure.js';
-import type { ReportResult } from './result-view.js';
 
 /**
  * The table of a result, the same rows the figure draws: columns headed by the catalog's labels,

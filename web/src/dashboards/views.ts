@@ -1,11 +1,11 @@
 import { periodForm, settingsOf } from './dashboard-period.js';
-import { decoded, h } from './dom.js';
-import { dashboardTitle } from './names.js';
+import { decoded, h } from '../dom.js';
+import { dashboardTitle } from '../session/names.js';
 import { dashboardsOf, savedQueries } from './saved-queries.js';
-import type { Session } from './session.js';
+import type { Session } from '../session/session.js';
 import { tilePanel } from './tile.js';
 
-export { errorView } from './error-view.js';
+export { errorView } from '../error-view.js';
 
 const back = () => h('p', {}, h('a', { href: '#/' }, '← Home'));
 

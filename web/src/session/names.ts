@@ -1,5 +1,6 @@
-import { isProvenance, type Provenance } from './dom.js';
-import type { ExplorerCatalog } from './explorer-query.js';
+import type { ExplorerCatalog } from '../types.js';
+import { isProvenance, type Provenance } from '../dom.js';
+
 import type { Session } from './session.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { VmsReadClient } from './api.js';
-import { isProvenance, type Provenance } from './dom.js';
+import type { VmsReadClient } from '../session/api.js';
+import { isProvenance, type Provenance } from '../dom.js';
 
 export interface SavedQuery {
   id: string;

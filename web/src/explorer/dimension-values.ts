@@ -1,10 +1,6 @@
-import type { Provenance } from './dom.js';
-import {
-  isTimeDimension,
-  queryableMetrics,
-  type ExplorerCatalog,
-  type RunBody,
-} from './explorer-query.js';
+import type { ExplorerCatalog } from '../types.js';
+import type { Provenance } from '../dom.js';
+import { isTimeDimension, queryableMetrics, type RunBody } from './explorer-query.js';
 
 /**
  * The values a dimension has in this workspace, for a filter to offer (issue 22, item 4). They

@@ -1,4 +1,4 @@
-import { h } from './dom.js';
+import { h } from '../dom.js';
 
 /**
  * A dashboard's steering, kept in its address (#/dashboard/<id>?period=…&compare=1) so a view can

@@ -1,5 +1,5 @@
 import { ROUTES } from 'vms-read-client';
-import { h } from './dom.js';
+import { h } from '../dom.js';
 
 /**
  * "Copy as": the query the explorer ran, as a curl command, an MCP `tools/call` request and

@@ -10,7 +10,7 @@ import {
   PointElement,
   Tooltip,
 } from 'chart.js';
-import { h } from './dom.js';
+import { h } from '../dom.js';
 
 Chart.register(
   BarController,
@@ -53,6 +53,36 @@ const COLOURS = [
   '#4b5563',
 ];
 
+/** The same hues for a dark host (app.css `--paper` #1b1d21): each at least 3:1 against it. */
+const DARK_COLOURS = [
+  '#8ab4f8',
+  '#f28b82',
+  '#81c995',
+  '#c58af9',
+  '#fdd663',
+  '#78d9ec',
+  '#ff8bcb',
+  '#bdc1c6',
+];
+
+/**
+ * The colours of the theme the page is in: a dark host's (the MCP view, `data-theme="dark"` on
+ * the root) or white's. Text, grid and the hollow points of incomplete periods follow the
+ * style sheet's own colours.
+ */
+function themeColours() {
+  const dark = document.documentElement.getAttribute('data-theme') === 'dark';
+  const css = getComputedStyle(document.documentElement);
+  const read = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback;
+  return {
+    series: dark ? DARK_COLOURS : COLOURS,
+    previous: dark ? { line: '#9aa0a6', fill: '#80868b' } : { line: '#6b7280', fill: '#9ca3af' },
+    text: read('--muted', '#4a4a4a'),
+    grid: read('--line', '#c9ccd1'),
+    paper: read('--paper', '#ffffff'),
+  };
+}
+
 /** Longest tick label drawn in full; longer ones end with an ellipsis (the table has them whole). */
 const TICK_CHARS = 18;
 const shortLabel = (label: string) =>
@@ -73,21 +103,22 @@ export function drawChart(spec: ChartSpec): HTMLElement {
   const box = h('div', { class: 'chart' }, canvas);
   const incomplete = spec.incomplete ?? [];
   const dashed = (i: number) => incomplete[i] === true;
+  const theme = themeColours();
   const chart = new Chart(canvas as HTMLCanvasElement, {
     type: spec.kind,
     data: {
       labels: spec.labels,
       datasets: spec.series.map((s, i) => {
-        const colour = COLOURS[i % COLOURS.length];
+        const colour = theme.series[i % theme.series.length];
         return {
           label: s.label,
           data: s.values,
-          borderColor: s.previous ? '#6b7280' : colour,
-          backgroundColor: s.previous ? '#9ca3af' : colour,
+          borderColor: s.previous ? theme.previous.line : colour,
+          backgroundColor: s.previous ? theme.previous.fill : colour,
           borderWidth: 2,
           borderDash: s.previous ? [6, 4] : undefined,
           pointRadius: spec.labels.length > 60 ? 0 : 2,
-          pointBackgroundColor: spec.labels.map((_, j) => (dashed(j) ? '#ffffff' : colour)),
+          pointBackgroundColor: spec.labels.map((_, j) => (dashed(j) ? theme.paper : colour)),
           segment: {
             borderDash: (ctx: { p1DataIndex: number }) =>
               s.previous || dashed(ctx.p1DataIndex) ? [6, 4] : undefined,
@@ -97,6 +128,7 @@ export function drawChart(spec: ChartSpec): HTMLElement {
     },
     options: {
       animation: false,
+      color: theme.text,
       responsive: true,
       maintainAspectRatio: false,
       onClick: (_event, elements) => {
@@ -118,7 +150,9 @@ export function drawChart(spec: ChartSpec): HTMLElement {
       },
       scales: {
         x: {
+          grid: { color: theme.grid },
           ticks: {
+            color: theme.text,
             autoSkip: true,
             autoSkipPadding: 4,
             maxRotation: 90,
@@ -126,7 +160,11 @@ export function drawChart(spec: ChartSpec): HTMLElement {
               `${shortLabel(spec.labels[index] ?? '')}${dashed(index) ? '*' : ''}`,
           },
         },
-        y: { beginAtZero: true, ticks: { callback: (value) => spec.axis(Number(value)) } },
+        y: {
+          beginAtZero: true,
+          grid: { color: theme.grid },
+          ticks: { color: theme.text, callback: (value) => spec.axis(Number(value)) },
+        },
       },
     },
   });

@@ -1,6 +1,6 @@
-import { plainText } from './dom.js';
+import type { ReportResult } from '../types.js';
+import { plainText } from '../dom.js';
 import { bucketIndex } from './periods.js';
-import type { ReportResult } from './result-view.js';
 
 /**
  * Rows of the previous period matched with this period's: the same categories and, over time,

@@ -1,6 +1,6 @@
+import type { ExplorerCatalog } from '../types.js';
 import { VmsReadError } from 'vms-read-client';
 import { clientOf, type VmsReadClient } from './api.js';
-import type { ExplorerCatalog } from './explorer-query.js';
 
 /** What every view needs: the client of the signed-in token and, where reports are allowed, the catalog. */
 export interface Session {
@@ -16,7 +16,9 @@ export interface Session {
 /** The sentence the page shows where reports are not allowed, by the service's refusal code. */
 export function noReportsSentence(code: string): string {
   return code === 'insufficient_scope'
-    ? 'Reports need the read:program scope, which this token does not have; its records are below.'
+    ? // A worker or billing-entity token without read:program is refused for the scope first:
+      // the sentence holds whichever it is, a staff token without the scope or another role.
+      'Reports are for staff tokens with the read:program scope; this token reads the records its role and scopes allow.'
     : 'Reports are for staff tokens; this token reads the records its role may see.';
 }
 

@@ -1,10 +1,10 @@
+import type { ReportResult } from '../types.js';
 import { drawChart, type ChartSpec } from './chart.js';
 import { previousAtBucket } from './compare.js';
-import { cell, h, plainText } from './dom.js';
-import { axisFormatOf, chartValue, formatChange, formatOf } from './format.js';
-import type { Names } from './names.js';
+import { cell, h, plainText } from '../dom.js';
+import { axisFormatOf, chartValue, formatChange, formatOf } from '../format.js';
+import type { Names } from '../session/names.js';
 import { bucketEnd, bucketLabel, isIncomplete } from './periods.js';
-import type { ReportResult } from './result-view.js';
 
 /**
  * The figure of one result (or of one currency's rows of it): a line chart over time, a bar

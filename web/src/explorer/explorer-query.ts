@@ -5,31 +5,9 @@
  * The form draws this model; the copy-as texts and the run all use `bodyOf` of it, so they are
  * one body.
  */
-import { CURRENCY, fixedCurrency } from './currency.js';
-
-/** The members of list_catalog the explorer reads. */
-export interface CatalogMetric {
-  key: string;
-  label: string;
-  description?: string;
-  unit: string;
-  /** The dimensions a query of this metric may use: the same list for every metric of a view. */
-  dimensions: string[];
-  evaluative: boolean;
-}
-
-export interface CatalogDimension {
-  key: string;
-  label: string;
-  description?: string;
-  type: 'categorical' | 'time';
-}
-
-export interface ExplorerCatalog {
-  metrics: CatalogMetric[];
-  dimensions: CatalogDimension[];
-  catalogVersion: string;
-}
+import { CURRENCY, fixedCurrency } from '../report/currency.js';
+import type { PickFilter } from '../report/result-figure.js';
+import type { CatalogDimension, ExplorerCatalog, ReportResult } from '../types.js';
 
 export const TIME_GRAINS = ['day', 'week', 'month', 'quarter', 'year'] as const;
 export type TimeGrain = (typeof TIME_GRAINS)[number];
@@ -432,4 +410,22 @@ export function stateOfBody(catalog: ExplorerCatalog, body: unknown): ExplorerSt
   if (settled.dimensions[last] === CURRENCY && moneyByCurrency(catalog, settled.metrics))
     return { ...settled, dimensions: settled.dimensions.slice(0, last), splitCurrency: true };
   return settled;
+}
+
+/** A query as a report answer states it (its `semanticQuery`). */
+type AnsweredQuery = ReportResult['semanticQuery'];
+
+/** The query as a run_semantic_query body: members the server fills by default dropped. */
+export function bodyOfQuery(query: AnsweredQuery, extra: Partial<AnsweredQuery> = {}): RunBody {
+  const q: Record<string, unknown> = { ...query, ...extra };
+  for (const key of ['filters', 'order', 'dimensions'] as const)
+    if (Array.isArray(q[key]) && (q[key] as unknown[]).length === 0) delete q[key];
+  if (q.timeGrain === null) delete q.timeGrain;
+  if (q.timeRange === null || q.timeRange === undefined) delete q.timeRange;
+  return { query: q as RunBody['query'] };
+}
+
+/** The explorer's address for a query narrowed by filters (a click on a point, or none). */
+export function explorerHref(query: AnsweredQuery, filters: PickFilter[] = []): string {
+  return hashOf(bodyOfQuery(query, { filters: [...(query.filters ?? []), ...filters] }));
 }

@@ -5,47 +5,14 @@ import {
   mixesCurrencies,
   splitByCurrency,
 } from './currency.js';
-import { h, thirdParty, type Provenance } from './dom.js';
-import { errorView } from './error-view.js';
-import type { Names } from './names.js';
+import { h, thirdParty } from '../dom.js';
+import { errorView } from '../error-view.js';
+import type { Names } from '../session/names.js';
 import { isOngoing } from './periods.js';
 import { chartKindOf, figureOf, type PickFilter } from './result-figure.js';
 import { resultTable } from './result-table.js';
 import { refusalWords } from './refusal-words.js';
-
-/** A report run's answer (run_semantic_query, run_saved_query), as the app reads it. */
-export interface ReportResult {
-  status: 'ok' | 'empty';
-  rows: Record<string, unknown>[];
-  columns: string[];
-  truncated: boolean;
-  truncatedBy: 'query_limit' | 'row_budget' | null;
-  nextCursor: string | null;
-  catalogVersion: string;
-  metricDefinitions: { key: string; label: string; unit: string }[];
-  semanticQuery: {
-    metrics: string[];
-    dimensions?: string[];
-    timeGrain?: string | null;
-    timeRange?: { from: string; to: string } | null;
-    filters?: { dimension: string; operator: string; values: unknown[] }[];
-    order?: { key: string; direction: string }[];
-    limit?: number;
-  };
-}
-
-export interface ReportRefusal {
-  status: 'refused';
-  code: string;
-  message: Provenance;
-  closestMetrics?: string[];
-  catalogVersion?: string;
-}
-
-export type ReportAnswer = ReportResult | ReportRefusal;
-
-/** The next page of the same run (its nextCursor), for "Load more". */
-export type More = (cursor: string) => Promise<ReportAnswer>;
+import type { More, ReportAnswer, ReportRefusal, ReportResult } from '../types.js';
 
 function meta(result: ReportResult, options: ResultOptions): HTMLElement {
   const range = result.semanticQuery.timeRange;

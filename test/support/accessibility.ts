@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Frame, Page } from 'playwright-core';
+
+/**
+ * An automated accessibility audit (issue 36): axe-core, run in the page Chromium shows, with
+ * the WCAG 2.0 and 2.1 A and AA rules (contrast, names and labels, landmarks, ARIA). A finding of
+ * serious or critical impact fails the test that reached the state; lesser ones are not counted.
+ * axe-core is the audit engine browsers' own tools and most CI audits use; it runs in the page,
+ * so the page is audited as drawn (its theme, its charts' canvases, its tables).
+ */
+const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
+
+export interface Finding {
+  rule: string;
+  impact: string;
+  help: string;
+  /** Where, as axe's CSS selectors of the first few elements. */
+  at: string[];
+}
+
+/** The serious and critical findings of axe-core in `target` (a page or a frame, e.g. a view). */
+export async function seriousFindings(target: Page | Frame): Promise<Finding[]> {
+  const injected = await target.evaluate(() => 'axe' in window);
+  if (!injected) await target.evaluate(AXE_SOURCE);
+  return target.evaluate(async () => {
+    type Result = {
+      violations: {
+        id: string;
+        impact: string | null;
+        help: string;
+        nodes: { target: unknown[] }[];
+      }[];
+    };
+    const axe = (
+      window as unknown as { axe: { run(context: Document, options: object): Promise<Result> } }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+      resultTypes: ['violations'],
+    });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({
+        rule: v.id,
+        impact: v.impact ?? '',
+        help: v.help,
+        at: v.nodes.slice(0, 5).map((n) => n.target.map(String).join(' ')),
+      }));
+  });
+}
+
+/** Fails with axe-core's serious and critical findings in `target`, named by where it is. */
+export async function assertAccessible(target: Page | Frame, where: string): Promise<void> {
+  const findings = await seriousFindings(target);
+  assert.deepEqual(findings, [], `${where}: ${JSON.stringify(findings, null, 2)}`);
+}

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { seriousFindings } from '../support/accessibility.js';
+import {
+  launchBrowser,
+  servePage,
+  skipWithoutChromium,
+  type PageServer,
+  type TestBrowser,
+} from '../support/browser.js';
+
+/**
+ * The audit the browser tests run at every state they reach (test/support/accessibility.ts) can
+ * fail: a page with faults of each kind the page must not have gets them named, and the same page
+ * mended gets none.
+ */
+const FAULTY = `<!doctype html><html lang="en"><head><title>faults</title></head><body><main>
+<p style="color:#b0b0b0;background:#ffffff">Text at 2:1 against its background</p>
+<button></button>
+<input type="text">
+</main></body></html>`;
+const MENDED = `<!doctype html><html lang="en"><head><title>mended</title></head><body><main>
+<p style="color:#4a4a4a;background:#ffffff">Text at 8:1 against its background</p>
+<button>Run</button>
+<label for="q">Query</label><input id="q" type="text">
+</main></body></html>`;
+
+describe('the accessibility audit', { skip: skipWithoutChromium() }, () => {
+  let browser: TestBrowser;
+  const servers: PageServer[] = [];
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    for (const server of servers) await server.close();
+  });
+
+  async function findings(html: string) {
+    const server = await servePage(html);
+    servers.push(server);
+    const page = await browser.newPage();
+    await page.goto(server.origin);
+    return (await seriousFindings(page)).map((f) => f.rule).sort();
+  }
+
+  it('names low contrast, a nameless button and an unlabelled field as serious or critical', async () => {
+    assert.deepEqual(await findings(FAULTY), ['button-name', 'color-contrast', 'label']);
+  });
+
+  it('finds nothing once they are mended', async () => {
+    assert.deepEqual(await findings(MENDED), []);
+  });
+});
