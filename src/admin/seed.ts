@@ -26,6 +26,7 @@ export async function seedStore(store: Store, options: SeedOptions): Promise<See
   try {
     const summary = await generateSeed(options, sink);
     await sink.finish();
+    await store.refreshStatistics();
     return summary;
   } catch (error) {
     await sink.abort();

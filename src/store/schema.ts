@@ -14,6 +14,7 @@ import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
 import { WEBHOOK_DELIVERY_TABLES } from './sql/webhook-progress.js';
 import { WEBHOOK_SUBSCRIPTIONS_TABLE } from './sql/webhook-subscriptions.js';
 import { REFRESH_REPORT_FACTS, REPORT_FACT_TABLES } from './sql/report-facts.js';
+import { PERIOD_ZONES_TABLE, periodZoneStatements } from './sql/period-zones.js';
 import type { Table } from './table.js';
 
 const BASE_TABLES: readonly Table[] = [
@@ -324,7 +325,7 @@ const BASE_TABLES: readonly Table[] = [
  * an equality filter walks its `(workspace_id, column, created_at, id)` index in the page's
  * order; a period is found through `period_start` or `period_end`, whichever bounds it tighter.
  */
-const FILTER_INDEXES = [
+export const FILTER_INDEXES = [
   'workers_status',
   'workers_onboarding',
   'assignments_status',
@@ -354,6 +355,8 @@ function addIndexes(names: readonly string[]): string[] {
 export interface Migration {
   tables: readonly Table[];
   statements: readonly string[];
+  /** Statements that differ between the databases (triggers), run after `statements`. */
+  dialectStatements?: (dialect: 'sqlite' | 'postgres') => readonly string[];
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -372,6 +375,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { tables: WEBHOOK_DELIVERY_TABLES, statements: [] },
   // 8: the indexes of the lists' filters.
   { tables: [], statements: addIndexes(FILTER_INDEXES) },
+  // 9: period zones, so that a period filter walks only the days that can hold its records.
+  { tables: [PERIOD_ZONES_TABLE], statements: [], dialectStatements: periodZoneStatements },
 ];
 
 /** Every table of the schema by name. */

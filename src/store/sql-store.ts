@@ -15,6 +15,8 @@ import { toTokenRow, toWorkspace } from './row-mapping.js';
 import { DATA_TABLES, TABLES, type DataTable } from './schema.js';
 import { columnNames, type Table } from './table.js';
 import { REFRESH_REPORT_FACTS } from './sql/report-facts.js';
+import { PERIOD_ZONES_TABLE } from './sql/period-zones.js';
+import { withCreationBounds } from './sql/period-bounds.js';
 import {
   getVisibleSql,
   invoiceLinesSql,
@@ -68,6 +70,7 @@ export abstract class SqlStore implements Store {
   abstract all(sql: string, params?: readonly unknown[]): Promise<Row[]>;
   abstract run(sql: string, params?: readonly unknown[]): Promise<number>;
   abstract migrate(): Promise<void>;
+  abstract refreshStatistics(): Promise<void>;
   abstract close(): Promise<void>;
   abstract ping(): Promise<boolean>;
   abstract changeStamp(): Promise<string | null>;
@@ -291,8 +294,15 @@ export abstract class SqlStore implements Store {
   }
 
   async listPage(source: ResourceSource, q: PageQuery): Promise<Row[]> {
-    const compiled = listPageSql(source, q.viewer, q.order, q.after !== null, q.conditions);
-    return this.all(compiled.sql, compiled.params({ ...q }));
+    const conditions = await withCreationBounds(
+      (sql, params) => this.get(sql, params),
+      source.table,
+      q.workspaceId,
+      q.conditions ?? [],
+    );
+    if (conditions === null) return [];
+    const compiled = listPageSql(source, q.viewer, q.order, q.after !== null, conditions);
+    return this.all(compiled.sql, compiled.params({ ...q, conditions }));
   }
 
   async getVisible(
@@ -474,7 +484,7 @@ export abstract class SqlStore implements Store {
     await this.versioned(async (session) => {
       for (const table of [
         ...DATA_TABLES,
-        ...[...CHANGE_LOG_TABLES, ...TOMBSTONE_TABLES].map((t) => t.name),
+        ...[...CHANGE_LOG_TABLES, ...TOMBSTONE_TABLES, PERIOD_ZONES_TABLE].map((t) => t.name),
         'tokens',
       ])
         await session.run(`DELETE FROM ${table}`);

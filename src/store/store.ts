@@ -29,9 +29,10 @@ export type Keyset = readonly [createdAt: string, id: string];
  * - `equal`: the column holds the value.
  * - `supplier`: `supplier_ref` holds the code of the supplier whose id is the value.
  * - `atLeast` / `atMost`: the column's text is at or after / at or before the value (dates).
+ * - `below`: the column's text sorts before the value (the store's own bounds on creation times).
  */
 export interface ListCondition {
-  is: 'equal' | 'supplier' | 'atLeast' | 'atMost';
+  is: 'equal' | 'supplier' | 'atLeast' | 'atMost' | 'below';
   column: string;
   value: string;
 }
@@ -127,6 +128,11 @@ export interface StoreLifecycle {
   connectionPools(): PoolState[];
   /** Creates or upgrades the schema. */
   migrate(): Promise<void>;
+  /**
+   * Brings the query planner's statistics up to what the tables hold, after a bulk load (seed):
+   * a planner that thinks a table small can sort a whole workspace for a page.
+   */
+  refreshStatistics(): Promise<void>;
   close(): Promise<void>;
   /**
    * A value that changes whenever data may have changed, by any connection or process; null

@@ -110,6 +110,15 @@ for (const dialect of DIALECTS)
         'DROP TABLE webhook_subscriptions',
         'DROP TABLE webhook_progress',
         'DROP TABLE webhook_attempts',
+        ...['timesheets', 'invoices'].flatMap((table) =>
+          ['insert', 'update'].map((event) =>
+            dialect === 'sqlite'
+              ? `DROP TRIGGER ${table}_zone_${event}`
+              : `DROP TRIGGER ${table}_zone_${event} ON ${table}`,
+          ),
+        ),
+        ...(dialect === 'postgres' ? ['DROP FUNCTION widen_period_zones'] : []),
+        'DROP TABLE period_zones',
         "DELETE FROM meta WHERE key IN ('data_version', 'facts_epoch')",
         "INSERT INTO meta (key, value) VALUES ('data_stamp', 'mwu4sf9j-ca397581d2')",
         'DROP INDEX time_entries_timesheet',

@@ -159,6 +159,18 @@ export class PostgresStore extends SqlStore {
     await this.ensureDataVersion();
   }
 
+  /** ANALYZE, on a connection without the pools' time limits (seconds at the large scale). */
+  async refreshStatistics(): Promise<void> {
+    const client = await this.adminClient();
+    try {
+      await client.query('ANALYZE');
+    } catch (error) {
+      throw translate(error);
+    } finally {
+      await client.end();
+    }
+  }
+
   /**
    * A connection of its own, outside the pools and without their timeouts, for work that
    * legitimately takes long: migrations, loads (seed, import) and snapshots copied into

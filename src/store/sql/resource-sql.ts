@@ -80,6 +80,8 @@ function conditionSql(condition: Pick<ListCondition, 'is' | 'column'>): string {
       return ` AND t.${condition.column} >= ?`;
     case 'atMost':
       return ` AND t.${condition.column} <= ?`;
+    case 'below':
+      return ` AND t.${condition.column} < ?`;
   }
 }
 

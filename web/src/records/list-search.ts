@@ -1,4 +1,4 @@
-import { h } from '../dom.js';
+import { h, replace } from '../dom.js';
 import { field } from '../form-controls.js';
 import type { Session } from '../session/session.js';
 import { supplierChoices, workerChoices, type Choice } from './choices.js';
@@ -100,6 +100,9 @@ function choiceSelect(id: string, any: string, choices: readonly Choice[], value
   ) as HTMLSelectElement;
 }
 
+/** What one field of the form adds to the search's filters. */
+type FieldReader = () => Record<string, string> | Promise<Record<string, string>>;
+
 /**
  * The form. Applying it moves to the search's address (the page reads it from there); a worker
  * is typed by name where the token may read names (a list of them is offered as one types), or
@@ -113,7 +116,7 @@ export async function searchForm(
 ): Promise<HTMLElement> {
   const prefix = `search-${listKey}`;
   const controls: HTMLElement[] = [];
-  const readers: (() => Record<string, string>)[] = [];
+  const readers: FieldReader[] = [];
   for (const f of fields) {
     if (f.kind === 'choice') {
       const id = `${prefix}-${f.param}`;
@@ -138,12 +141,18 @@ export async function searchForm(
       readers.push(() => ({ supplierId: control.value }));
     } else if (f.kind === 'worker') {
       const id = `${prefix}-worker`;
-      const workers = await workerChoices(session);
+      const choices = workerChoices(session);
+      let workers = await choices.first;
       const named = workers.some((w) => w.label !== w.value);
       const listId = `${id}-names`;
       const current = search.filters.workerId ?? '';
-      const shown = workers.find((w) => w.value === current)?.label ?? current;
+      const labelOf = (among: readonly Choice[]) =>
+        among.find((w) => w.value === current)?.label ?? current;
+      const shown = labelOf(workers);
       const control = input(id, 'search', shown, { list: listId, autocomplete: 'off' });
+      const options = (among: readonly Choice[]) =>
+        among.map((w) => h('option', { value: w.label }));
+      const names = h('datalist', { id: listId }, ...options(workers));
       controls.push(
         field(
           id,
@@ -151,11 +160,19 @@ export async function searchForm(
           control,
           named ? undefined : 'Names need the read:pii scope.',
         ),
-        h('datalist', { id: listId }, ...workers.map((w) => h('option', { value: w.label }))),
+        names,
       );
-      readers.push(() => {
+      // The rest of the workers arrive while the page is read; a box no one has touched yet
+      // takes the name of the worker searched for, if it was not on the first page.
+      void choices.all.then((all) => {
+        workers = all;
+        replace(names, ...options(all));
+        if (control.value === shown) control.value = labelOf(all);
+      });
+      readers.push(async () => {
         const typed = control.value.trim();
-        return { workerId: workers.find((w) => w.label === typed)?.value ?? typed };
+        const among = workers.some((w) => w.label === typed) ? workers : await choices.all;
+        return { workerId: among.find((w) => w.label === typed)?.value ?? typed };
       });
     } else {
       const from = input(`${prefix}-from`, 'date', search.filters.periodFrom ?? '');
@@ -187,13 +204,19 @@ export async function searchForm(
   ) as HTMLFormElement;
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const filters: Record<string, string> = {};
-    for (const read of readers)
-      for (const [name, value] of Object.entries(read())) if (value) filters[name] = value;
-    location.hash = addressOf(listKey, {
-      filters,
-      order: order.value === 'asc' ? 'asc' : 'desc',
-    });
+    void goToSearch(readers, order, listKey);
   });
   return form;
+}
+
+/** Moves to the address of what the form says (a worker's name may wait for the whole list). */
+async function goToSearch(
+  readers: readonly FieldReader[],
+  order: HTMLSelectElement,
+  listKey: string,
+): Promise<void> {
+  const filters: Record<string, string> = {};
+  for (const read of readers)
+    for (const [name, value] of Object.entries(await read())) if (value) filters[name] = value;
+  location.hash = addressOf(listKey, { filters, order: order.value === 'asc' ? 'asc' : 'desc' });
 }

@@ -1,0 +1,170 @@
+/**
+ * Period zones (src/store/sql/period-zones.ts): a period filter's page walks only the creation
+ * days whose zone overlaps the period. Zones are a bound, so what must hold is that they never
+ * leave a record out: every record lies within its day's zone after any load (upserts that move
+ * periods, deletions, records brought back) and any hand-run UPDATE, and every period filter,
+ * paged through in either order, keeps exactly the records a plain scan keeps. Both stores.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { invoiceList } from '../../src/operations/invoices.js';
+import type { ResourceSpec } from '../../src/operations/resource-operations.js';
+import { timesheetList } from '../../src/operations/timesheets.js';
+import type { ListCondition, Order } from '../../src/store/store.js';
+import type { Viewer } from '../../src/store/visibility.js';
+import { DIALECTS } from '../support/harness.js';
+import { applyLoad, loadSteps } from '../support/random-loads.js';
+import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
+
+const WS = 'ws_business';
+const STAFF: Viewer = { role: 'staff', workerId: null, supplierCode: null };
+const LISTS: { spec: ResourceSpec; table: string }[] = [
+  { spec: timesheetList, table: 'timesheets' },
+  { spec: invoiceList, table: 'invoices' },
+];
+
+/** Days from before the seed's history to after it (the seed ends 2026-06-30). */
+const day = fc
+  .integer({ min: Date.UTC(2022, 11, 1), max: Date.UTC(2027, 1, 1) })
+  .map((ms) => new Date(ms - (ms % 86_400_000)).toISOString().slice(0, 10));
+const period = fc.record({ from: fc.option(day), to: fc.option(day) });
+
+for (const dialect of DIALECTS) {
+  describe(`period zones keep every record a period filter keeps (${dialect})`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await openTestDatabase(dialect);
+    });
+    after(() => db.drop());
+
+    /** Records outside their day's zone: none, ever. */
+    async function uncovered(table: string): Promise<number> {
+      const row = await db.one<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM ${table} t LEFT JOIN period_zones z ON z.table_name = ?
+         AND z.workspace_id = t.workspace_id AND z.created_day = substr(t.created_at, 1, 10)
+         WHERE z.created_day IS NULL OR z.first_period_start > t.period_start
+         OR z.last_period_end < t.period_end`,
+        table,
+      );
+      return Number(row.n);
+    }
+
+    /** Every id a filtered list gives, page by page, through the store. */
+    async function listed(
+      spec: ResourceSpec,
+      conditions: ListCondition[],
+      order: Order,
+    ): Promise<string[]> {
+      const source = { ...spec.source, columns: spec.record.columns };
+      const ids: string[] = [];
+      let after: [string, string] | null = null;
+      for (;;) {
+        const rows = await db.store.listPage(source, {
+          workspaceId: WS,
+          viewer: STAFF,
+          after,
+          order,
+          limit: 7,
+          conditions,
+        });
+        ids.push(...rows.map((r) => String(r.id)));
+        if (rows.length < 7) return ids;
+        const last = rows[rows.length - 1];
+        after = [String(last.created_at), String(last.id)];
+      }
+    }
+
+    async function assertKeepsWhatAScanKeeps(
+      which: { from: string | null; to: string | null },
+      order: Order,
+    ): Promise<void> {
+      for (const { spec, table } of LISTS) {
+        const conditions: ListCondition[] = [
+          ...(which.from ? spec.filters!.periodFrom.conditions(which.from) : []),
+          ...(which.to ? spec.filters!.periodTo.conditions(which.to) : []),
+        ];
+        const dir = order === 'asc' ? 'ASC' : 'DESC';
+        const scanned = await db.all<{ id: string }>(
+          `SELECT id FROM ${table} WHERE workspace_id = ?` +
+            (which.from ? ' AND period_end >= ?' : '') +
+            (which.to ? ' AND period_start <= ?' : '') +
+            ` ORDER BY created_at ${dir}, id ${dir}`,
+          WS,
+          ...(which.from ? [which.from] : []),
+          ...(which.to ? [which.to] : []),
+        );
+        assert.deepEqual(
+          await listed(spec, conditions, order),
+          scanned.map((r) => r.id),
+          `${table} ${JSON.stringify(which)} ${order}`,
+        );
+      }
+    }
+
+    it('the seed and its migration leave no record outside its zone', async () => {
+      for (const { table } of LISTS) assert.equal(await uncovered(table), 0, table);
+      const zones = await db.one<{ n: number }>(
+        'SELECT COUNT(*) AS n FROM period_zones WHERE workspace_id = ?',
+        WS,
+      );
+      assert.ok(Number(zones.n) > 10);
+    });
+
+    it('after random loads, every period filter keeps what a scan keeps, in both orders', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          loadSteps,
+          period,
+          fc.constantFrom<Order>('asc', 'desc'),
+          async (steps, which, order) => {
+            await applyLoad(db.store, WS, steps);
+            for (const { table } of LISTS) assert.equal(await uncovered(table), 0, table);
+            await assertKeepsWhatAScanKeeps(which, order);
+          },
+        ),
+        { numRuns: 25 },
+      );
+    });
+
+    it('a hand-run UPDATE that moves periods and creation times widens the zones', async () => {
+      const moved = await db.all<{ id: string }>(
+        `SELECT id FROM timesheets WHERE workspace_id = ? ORDER BY id LIMIT 3`,
+        WS,
+      );
+      // One to a period years away, one created on a day no record was, one both.
+      await db.store.run(
+        "UPDATE timesheets SET period_start = '2019-01-07', period_end = '2019-01-13' WHERE id = ?",
+        [moved[0].id],
+      );
+      await db.store.run(
+        "UPDATE timesheets SET created_at = '2030-02-02T10:00:00.000Z' WHERE id = ?",
+        [moved[1].id],
+      );
+      await db.store.run(
+        "UPDATE timesheets SET created_at = '2018-05-05T10:00:00.000Z', period_start = '2031-01-01', period_end = '2031-01-31' WHERE id = ?",
+        [moved[2].id],
+      );
+      assert.equal(await uncovered('timesheets'), 0);
+      for (const order of ['asc', 'desc'] as const) {
+        await assertKeepsWhatAScanKeeps({ from: '2019-01-10', to: '2019-01-10' }, order);
+        await assertKeepsWhatAScanKeeps({ from: '2031-01-15', to: null }, order);
+        await assertKeepsWhatAScanKeeps({ from: null, to: '2019-02-01' }, order);
+      }
+      const found = await listed(
+        timesheetList,
+        timesheetList.filters!.periodFrom.conditions('2031-01-15'),
+        'asc',
+      );
+      assert.deepEqual(found, [moved[2].id]);
+    });
+
+    it('a period no zone overlaps gives an empty page', async () => {
+      const conditions = [
+        ...timesheetList.filters!.periodFrom.conditions('1990-01-01'),
+        ...timesheetList.filters!.periodTo.conditions('1990-12-31'),
+      ];
+      assert.deepEqual(await listed(timesheetList, conditions, 'desc'), []);
+    });
+  });
+}
