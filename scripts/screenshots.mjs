@@ -153,12 +153,26 @@ try {
   await shoot('web-invoices.png', h.tokens.staff, '#/records/invoices', {
     ready: '.record-list tbody tr',
   });
+  // The records search (issue 36): a month's issued invoices, newest first, and a phone's
+  // timesheets awaiting approval with the workers' names beside their ids.
+  await shoot(
+    'web-invoices-search.png',
+    h.tokens.staff,
+    '#/records/invoices?status=issued&periodFrom=2026-05-01&periodTo=2026-05-31',
+    { ready: '.record-list tbody tr' },
+  );
+  await shoot('web-phone-timesheets.png', h.tokens.staff, '#/records/timesheets?status=submitted', {
+    width: 375,
+    ready: '.record-list tbody tr .worker-name',
+  });
   await shoot('web-worker-home.png', h.tokens.worker, '', { ready: '.home' });
   await shoot('web-phone-dashboard.png', h.tokens.staff, '#/dashboard/program-operations', {
     width: 375,
     ready: '.tile .result',
   });
-  console.log('wrote docs/web-{home,dashboard,explorer,invoices,worker-home,phone-dashboard}.png');
+  console.log(
+    'wrote docs/web-{home,dashboard,explorer,invoices,invoices-search,phone-timesheets,worker-home,phone-dashboard}.png',
+  );
   await shootMcpApp();
   console.log('wrote docs/mcp-app-{report,changes}.png');
 } finally {

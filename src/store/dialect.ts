@@ -60,7 +60,6 @@ export function migrationSql(dialect: Dialect, migration: Migration): string {
       ...createIndexSql(table),
     ]),
     ...migration.statements,
-    ...(migration.dialectStatements?.(dialect.name as 'sqlite' | 'postgres') ?? []),
   ].join(';\n');
 }
 

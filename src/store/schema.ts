@@ -14,7 +14,7 @@ import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
 import { WEBHOOK_DELIVERY_TABLES } from './sql/webhook-progress.js';
 import { WEBHOOK_SUBSCRIPTIONS_TABLE } from './sql/webhook-subscriptions.js';
 import { REFRESH_REPORT_FACTS, REPORT_FACT_TABLES } from './sql/report-facts.js';
-import { PERIOD_ZONES_TABLE, periodZoneStatements } from './sql/period-zones.js';
+import { FILL_PERIOD_ZONES, PERIOD_ZONES_TABLE } from './sql/period-zones.js';
 import type { Table } from './table.js';
 
 const BASE_TABLES: readonly Table[] = [
@@ -131,8 +131,6 @@ const BASE_TABLES: readonly Table[] = [
       timesheets_page: { columns: ['workspace_id', 'created_at', 'id'] },
       timesheets_worker: { columns: ['workspace_id', 'worker_id', 'created_at', 'id'] },
       timesheets_status: { columns: ['workspace_id', 'status', 'created_at', 'id'] },
-      timesheets_period_start: { columns: ['workspace_id', 'period_start', 'period_end'] },
-      timesheets_period_end: { columns: ['workspace_id', 'period_end', 'period_start'] },
     },
   },
   {
@@ -212,8 +210,6 @@ const BASE_TABLES: readonly Table[] = [
       invoices_status: { columns: ['workspace_id', 'status', 'created_at', 'id'] },
       invoices_type: { columns: ['workspace_id', 'type', 'created_at', 'id'] },
       invoices_number: { columns: ['workspace_id', 'number', 'created_at', 'id'] },
-      invoices_period_start: { columns: ['workspace_id', 'period_start', 'period_end'] },
-      invoices_period_end: { columns: ['workspace_id', 'period_end', 'period_start'] },
     },
   },
   {
@@ -323,23 +319,29 @@ const BASE_TABLES: readonly Table[] = [
 /**
  * The indexes that answer the lists' filters (DESIGN §4.15), declared with their tables above:
  * an equality filter walks its `(workspace_id, column, created_at, id)` index in the page's
- * order; a period is found through `period_start` or `period_end`, whichever bounds it tighter.
+ * order; a period walks the page's own index between the creation days its period zones allow
+ * (sql/period-zones.ts). Version 8 also built four period indexes (`timesheets_period_start`,
+ * `…_period_end`, and the invoices' two) that nothing reads since version 9, which drops them.
  */
 export const FILTER_INDEXES = [
   'workers_status',
   'workers_onboarding',
   'assignments_status',
   'timesheets_status',
-  'timesheets_period_start',
-  'timesheets_period_end',
   'expenses_status',
   'invoices_status',
   'invoices_type',
   'invoices_number',
-  'invoices_period_start',
-  'invoices_period_end',
   'approval_statuses_state',
   'approval_statuses_subject',
+];
+
+/** Version 8's period indexes, which period zones replaced (each load paid for them). */
+const RETIRED_PERIOD_INDEXES = [
+  'timesheets_period_start',
+  'timesheets_period_end',
+  'invoices_period_start',
+  'invoices_period_end',
 ];
 
 /** Indexes added to tables an earlier version made: created unless a new database has them. */
@@ -355,8 +357,6 @@ function addIndexes(names: readonly string[]): string[] {
 export interface Migration {
   tables: readonly Table[];
   statements: readonly string[];
-  /** Statements that differ between the databases (triggers), run after `statements`. */
-  dialectStatements?: (dialect: 'sqlite' | 'postgres') => readonly string[];
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -376,7 +376,13 @@ export const MIGRATIONS: readonly Migration[] = [
   // 8: the indexes of the lists' filters.
   { tables: [], statements: addIndexes(FILTER_INDEXES) },
   // 9: period zones, so that a period filter walks only the days that can hold its records.
-  { tables: [PERIOD_ZONES_TABLE], statements: [], dialectStatements: periodZoneStatements },
+  {
+    tables: [PERIOD_ZONES_TABLE],
+    statements: [
+      ...RETIRED_PERIOD_INDEXES.map((name) => `DROP INDEX IF EXISTS ${name}`),
+      ...FILL_PERIOD_ZONES,
+    ],
+  },
 ];
 
 /** Every table of the schema by name. */

@@ -2,7 +2,7 @@
  * Period zones (src/store/sql/period-zones.ts): a period filter's page walks only the creation
  * days whose zone overlaps the period. Zones are a bound, so what must hold is that they never
  * leave a record out: every record lies within its day's zone after any load (upserts that move
- * periods, deletions, records brought back) and any hand-run UPDATE, and every period filter,
+ * periods or creation times, deletions, records brought back), and every period filter,
  * paged through in either order, keeps exactly the records a plain scan keeps. Both stores.
  */
 import assert from 'node:assert/strict';
@@ -11,10 +11,11 @@ import fc from 'fast-check';
 import { invoiceList } from '../../src/operations/invoices.js';
 import type { ResourceSpec } from '../../src/operations/resource-operations.js';
 import { timesheetList } from '../../src/operations/timesheets.js';
+import type { Row } from '../../src/store/sink.js';
 import type { ListCondition, Order } from '../../src/store/store.js';
 import type { Viewer } from '../../src/store/visibility.js';
 import { DIALECTS } from '../support/harness.js';
-import { applyLoad, loadSteps } from '../support/random-loads.js';
+import { applyLoad, later, loadSteps } from '../support/random-loads.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
 const WS = 'ws_business';
@@ -127,24 +128,27 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('a hand-run UPDATE that moves periods and creation times widens the zones', async () => {
-      const moved = await db.all<{ id: string }>(
-        `SELECT id FROM timesheets WHERE workspace_id = ? ORDER BY id LIMIT 3`,
+    it('a load that moves periods and creation times far away widens the zones', async () => {
+      const picked = await db.all<Record<string, unknown>>(
+        `SELECT * FROM timesheets WHERE workspace_id = ? ORDER BY id LIMIT 3`,
         WS,
       );
-      // One to a period years away, one created on a day no record was, one both.
-      await db.store.run(
-        "UPDATE timesheets SET period_start = '2019-01-07', period_end = '2019-01-13' WHERE id = ?",
-        [moved[0].id],
+      const edits: Row[] = [
+        // One to a period years away, one created on a day no record was, one both.
+        { period_start: '2019-01-07', period_end: '2019-01-13' },
+        { created_at: '2030-02-02T10:00:00.000Z' },
+        {
+          created_at: '2018-05-05T10:00:00.000Z',
+          period_start: '2031-01-01',
+          period_end: '2031-01-31',
+        },
+      ];
+      const load = await db.store.openLoad();
+      await load.insert(
+        'timesheets',
+        picked.map((row, i) => ({ ...(row as Row), ...edits[i], updated_at: later() })),
       );
-      await db.store.run(
-        "UPDATE timesheets SET created_at = '2030-02-02T10:00:00.000Z' WHERE id = ?",
-        [moved[1].id],
-      );
-      await db.store.run(
-        "UPDATE timesheets SET created_at = '2018-05-05T10:00:00.000Z', period_start = '2031-01-01', period_end = '2031-01-31' WHERE id = ?",
-        [moved[2].id],
-      );
+      await load.finish();
       assert.equal(await uncovered('timesheets'), 0);
       for (const order of ['asc', 'desc'] as const) {
         await assertKeepsWhatAScanKeeps({ from: '2019-01-10', to: '2019-01-10' }, order);
@@ -156,7 +160,7 @@ for (const dialect of DIALECTS) {
         timesheetList.filters!.periodFrom.conditions('2031-01-15'),
         'asc',
       );
-      assert.deepEqual(found, [moved[2].id]);
+      assert.deepEqual(found, [picked[2].id]);
     });
 
     it('a period no zone overlaps gives an empty page', async () => {

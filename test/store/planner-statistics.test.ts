@@ -16,8 +16,8 @@ import { openTestDatabase, type TestDatabase } from '../support/test-databases.j
  */
 const STAFF: Viewer = { role: 'staff', workerId: null, supplierCode: null };
 const PAGES = [
-  { spec: timesheetList, added: 'timesheets_period_end', page: 'timesheets_page' },
-  { spec: invoiceList, added: 'invoices_period_end', page: 'invoices_page' },
+  { spec: timesheetList, added: 'timesheets_status', page: 'timesheets_page' },
+  { spec: invoiceList, added: 'invoices_status', page: 'invoices_page' },
 ];
 
 describe('SQLite statistics for indexes an upgrade added (sqlite)', () => {

@@ -110,14 +110,6 @@ for (const dialect of DIALECTS)
         'DROP TABLE webhook_subscriptions',
         'DROP TABLE webhook_progress',
         'DROP TABLE webhook_attempts',
-        ...['timesheets', 'invoices'].flatMap((table) =>
-          ['insert', 'update'].map((event) =>
-            dialect === 'sqlite'
-              ? `DROP TRIGGER ${table}_zone_${event}`
-              : `DROP TRIGGER ${table}_zone_${event} ON ${table}`,
-          ),
-        ),
-        ...(dialect === 'postgres' ? ['DROP FUNCTION widen_period_zones'] : []),
         'DROP TABLE period_zones',
         "DELETE FROM meta WHERE key IN ('data_version', 'facts_epoch')",
         "INSERT INTO meta (key, value) VALUES ('data_stamp', 'mwu4sf9j-ca397581d2')",
@@ -163,5 +155,50 @@ for (const dialect of DIALECTS)
               .replace(/^.*\((.*)\)$/, '$1')
               .split(', ');
       assert.deepEqual(columns, ['timesheet_id', 'created_at', 'id', 'work_date']);
+    });
+  });
+
+for (const dialect of DIALECTS)
+  describe(`migration 9: period zones for a database of version 8 (${dialect})`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await openTestDatabase(dialect);
+    });
+    after(() => db.drop());
+
+    it('fills the zones from the records and drops the period indexes', async () => {
+      const { store } = db;
+      const periodIndexes = ['timesheets', 'invoices'].flatMap((table) => [
+        `${table}_period_start`,
+        `${table}_period_end`,
+      ]);
+      // The database as schema version 8 left it.
+      for (const sql of [
+        ...['timesheets', 'invoices'].flatMap((table) => [
+          `CREATE INDEX ${table}_period_start ON ${table} (workspace_id, period_start, period_end)`,
+          `CREATE INDEX ${table}_period_end ON ${table} (workspace_id, period_end, period_start)`,
+        ]),
+        'DROP TABLE period_zones',
+        dialect === 'sqlite'
+          ? 'PRAGMA user_version = 8'
+          : 'DELETE FROM schema_version WHERE version >= 9',
+      ])
+        await store.run(sql);
+      await store.migrate();
+      for (const table of ['timesheets', 'invoices']) {
+        const indexes = await indexNames(db, table);
+        assert.deepEqual(
+          periodIndexes.filter((name) => indexes.includes(name)),
+          [],
+          `${table} keeps no period index`,
+        );
+        const [zones] = await db.all<{ n: number; days: number }>(
+          `SELECT COUNT(*) AS n, (SELECT COUNT(DISTINCT workspace_id || substr(created_at, 1, 10)) FROM ${table}) AS days
+           FROM period_zones WHERE table_name = ?`,
+          table,
+        );
+        assert.ok(Number(zones.n) > 0);
+        assert.equal(Number(zones.n), Number(zones.days), `${table}: a zone per workspace and day`);
+      }
     });
   });

@@ -24,6 +24,7 @@ import { FactDelta, type Dependent, type FactTable } from './fact-delta.js';
 import { Departures } from './departures.js';
 import type { LoadCounts } from './load-counts.js';
 import type { WriteSession } from './write-session.js';
+import { isZoned, widenPeriodZones } from '../sql/period-zones.js';
 
 export type { LoadCounts } from './load-counts.js';
 
@@ -201,7 +202,7 @@ export class LoadWriter {
     await this.afterWrite(table, inserted, updated);
   }
 
-  /** The change log and the report facts of what was just written. */
+  /** The change log, the period zones and the report facts of what was just written. */
   private async afterWrite(
     table: DataTable,
     inserted: readonly Row[],
@@ -216,6 +217,11 @@ export class LoadWriter {
       if (!this.deferChangeLog)
         await this.departures.noteWritten(FEED_TYPE_OF[table], inserted, updated);
     }
+    if (isZoned(table))
+      await widenPeriodZones((sql, params) => this.session.run(sql, params), table, [
+        ...inserted,
+        ...updated.map((u) => u.row),
+      ]);
     const facts = this.facts as FactDelta;
     if (Object.hasOwn(FACT_DEPENDENCIES, table))
       for (const { old, row } of updated) {

@@ -1,5 +1,5 @@
 import type { ListCondition } from '../store.js';
-import { ZONED_TABLES } from './period-zones.js';
+import { isZoned } from './period-zones.js';
 
 // The read side of period zones (period-zones.ts has what they are and how they are kept): the
 // creation days a period filter's page walks.
@@ -30,7 +30,7 @@ export async function withCreationBounds(
   workspaceId: string,
   conditions: readonly ListCondition[],
 ): Promise<readonly ListCondition[] | null> {
-  if (!(ZONED_TABLES as readonly string[]).includes(table)) return conditions;
+  if (!isZoned(table)) return conditions;
   const from = conditions.find((c) => c.is === 'atLeast' && c.column === 'period_end');
   const to = conditions.find((c) => c.is === 'atMost' && c.column === 'period_start');
   if (!from && !to) return conditions;

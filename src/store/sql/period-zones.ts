@@ -10,8 +10,11 @@ import type { Table } from '../table.js';
  *
  * Zones are a bound, never an answer: the page still applies the period's own conditions, so a
  * zone wider than its records (a record deleted, or moved by an upsert) costs a longer walk, never
- * a wrong page. Triggers widen them on every insert and update, whatever writes (seed, import,
- * a hand-run statement), so they cannot fall behind the records.
+ * a wrong page. The load writer widens them with every batch of timesheets or invoices it writes
+ * (seeds and imports: the only writes of these tables), in the load's transaction, one statement
+ * per day the batch touches. (Row triggers did the same on any write, but an UPDATE trigger on
+ * timesheets, even one whose body did nothing, made a load's upserts of them 1.5 times slower on
+ * SQLite: bench/filter-load-cost.mjs.)
  */
 export const ZONED_TABLES = ['timesheets', 'invoices'] as const;
 
@@ -30,56 +33,54 @@ export const PERIOD_ZONES_TABLE: Table = {
 
 const CREATED_DAY = 'substr(created_at, 1, 10)';
 const ZONE_COLUMNS = 'table_name, workspace_id, created_day, first_period_start, last_period_end';
-const WIDEN = (least: string, greatest: string) =>
-  ` ON CONFLICT (table_name, workspace_id, created_day) DO UPDATE SET` +
-  ` first_period_start = ${least}(period_zones.first_period_start, excluded.first_period_start),` +
-  ` last_period_end = ${greatest}(period_zones.last_period_end, excluded.last_period_end)` +
-  ` WHERE excluded.first_period_start < period_zones.first_period_start` +
-  ` OR excluded.last_period_end > period_zones.last_period_end`;
 
 /** The zones of the records already stored (the migration that adds the table). */
-const FILL = ZONED_TABLES.map(
+export const FILL_PERIOD_ZONES = ZONED_TABLES.map(
   (table) =>
     `INSERT INTO period_zones (${ZONE_COLUMNS}) SELECT '${table}', workspace_id, ${CREATED_DAY},` +
     ` MIN(period_start), MAX(period_end) FROM ${table} GROUP BY workspace_id, ${CREATED_DAY}`,
 );
 
-/** SQLite: a row trigger per table and event, each widening one zone. */
-function sqliteTriggers(): string[] {
-  return ZONED_TABLES.flatMap((table) =>
-    (['INSERT', 'UPDATE OF created_at, period_start, period_end'] as const).map(
-      (event) =>
-        `CREATE TRIGGER ${table}_zone_${event.startsWith('INSERT') ? 'insert' : 'update'}` +
-        ` AFTER ${event} ON ${table} BEGIN INSERT INTO period_zones (${ZONE_COLUMNS})` +
-        ` VALUES ('${table}', NEW.workspace_id, substr(NEW.created_at, 1, 10), NEW.period_start,` +
-        ` NEW.period_end)${WIDEN('min', 'max')}; END`,
-    ),
-  );
+/** Adds a zone, or widens the stored one to take it in (a zone never narrows). */
+const WIDEN_ZONE =
+  `INSERT INTO period_zones (${ZONE_COLUMNS}) VALUES (?, ?, ?, ?, ?)` +
+  ` ON CONFLICT (table_name, workspace_id, created_day) DO UPDATE SET` +
+  ` first_period_start = CASE WHEN excluded.first_period_start < period_zones.first_period_start` +
+  ` THEN excluded.first_period_start ELSE period_zones.first_period_start END,` +
+  ` last_period_end = CASE WHEN excluded.last_period_end > period_zones.last_period_end` +
+  ` THEN excluded.last_period_end ELSE period_zones.last_period_end END` +
+  ` WHERE excluded.first_period_start < period_zones.first_period_start` +
+  ` OR excluded.last_period_end > period_zones.last_period_end`;
+
+export const isZoned = (table: string): boolean =>
+  (ZONED_TABLES as readonly string[]).includes(table);
+
+interface ZonedRow {
+  workspace_id?: unknown;
+  created_at?: unknown;
+  period_start?: unknown;
+  period_end?: unknown;
 }
 
-/**
- * PostgreSQL: a statement trigger per table and event over the statement's new rows (a
- * transition table), one grouped upsert however many rows a load writes. An upsert's inserted
- * rows reach the INSERT trigger, its updated rows the UPDATE trigger.
- */
-function postgresTriggers(): string[] {
-  return [
-    `CREATE FUNCTION widen_period_zones() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN` +
-      ` INSERT INTO period_zones (${ZONE_COLUMNS}) SELECT TG_TABLE_NAME, workspace_id,` +
-      ` ${CREATED_DAY}, MIN(period_start), MAX(period_end) FROM changed` +
-      ` GROUP BY workspace_id, ${CREATED_DAY}${WIDEN('LEAST', 'GREATEST')};` +
-      ` RETURN NULL; END $$`,
-    ...ZONED_TABLES.flatMap((table) =>
-      (['INSERT', 'UPDATE'] as const).map(
-        (event) =>
-          `CREATE TRIGGER ${table}_zone_${event.toLowerCase()} AFTER ${event} ON ${table}` +
-          ` REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION widen_period_zones()`,
-      ),
-    ),
-  ];
-}
-
-/** What the migration that adds period zones runs after creating the table, per database. */
-export function periodZoneStatements(dialect: 'sqlite' | 'postgres'): string[] {
-  return [...FILL, ...(dialect === 'sqlite' ? sqliteTriggers() : postgresTriggers())];
+/** Widens the zones of the days on which `rows` (as written, every column present) were created. */
+export async function widenPeriodZones(
+  run: (sql: string, params: unknown[]) => Promise<unknown>,
+  table: string,
+  rows: readonly ZonedRow[],
+): Promise<void> {
+  const zones = new Map<string, [string, string, string, string, string]>();
+  for (const row of rows) {
+    const workspace = String(row.workspace_id);
+    const day = String(row.created_at).slice(0, 10);
+    const start = String(row.period_start);
+    const end = String(row.period_end);
+    const key = `${workspace}\u0000${day}`;
+    const zone = zones.get(key);
+    if (!zone) zones.set(key, [table, workspace, day, start, end]);
+    else {
+      if (start < zone[3]) zone[3] = start;
+      if (end > zone[4]) zone[4] = end;
+    }
+  }
+  for (const zone of zones.values()) await run(WIDEN_ZONE, zone);
 }
