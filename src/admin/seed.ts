@@ -23,15 +23,18 @@ export class StoreHoldsDataError extends AdminError {
 /** Seeds a store all or nothing: a failure leaves it as it was. */
 export async function seedStore(store: Store, options: SeedOptions): Promise<SeedSummary> {
   const sink = await store.openLoad();
+  let summary: SeedSummary;
   try {
-    const summary = await generateSeed(options, sink);
+    summary = await generateSeed(options, sink);
     await sink.finish();
-    await store.refreshStatistics();
-    return summary;
   } catch (error) {
     await sink.abort();
     throw error;
   }
+  // Committed: statistics only help the planner, and the database's own upkeep (autovacuum,
+  // SQLite's next optimize) brings them later if this fails.
+  await store.refreshStatistics().catch(() => {});
+  return summary;
 }
 
 /** Seeds a store that holds no data, or, with `replace`, clears the data it holds first. */

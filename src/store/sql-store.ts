@@ -15,8 +15,8 @@ import { toTokenRow, toWorkspace } from './row-mapping.js';
 import { DATA_TABLES, TABLES, type DataTable } from './schema.js';
 import { columnNames, type Table } from './table.js';
 import { REFRESH_REPORT_FACTS } from './sql/report-facts.js';
-import { PERIOD_ZONES_TABLE } from './sql/period-zones.js';
-import { withCreationBounds } from './sql/period-bounds.js';
+import { FILL_PERIOD_ZONES, PERIOD_ZONES_TABLE } from './sql/period-zones.js';
+import { hasPeriodBound, withCreationBounds } from './sql/period-bounds.js';
 import {
   getVisibleSql,
   invoiceLinesSql,
@@ -294,15 +294,25 @@ export abstract class SqlStore implements Store {
   }
 
   async listPage(source: ResourceSource, q: PageQuery): Promise<Row[]> {
-    const conditions = await withCreationBounds(
-      (sql, params) => this.get(sql, params),
-      source.table,
-      q.workspaceId,
-      q.conditions ?? [],
-    );
-    if (conditions === null) return [];
-    const compiled = listPageSql(source, q.viewer, q.order, q.after !== null, conditions);
-    return this.all(compiled.sql, compiled.params({ ...q, conditions }));
+    const given = q.conditions ?? [];
+    const page = async (
+      all: (sql: string, params: readonly unknown[]) => Promise<Row[]>,
+    ): Promise<Row[]> => {
+      const conditions = await withCreationBounds(
+        async (sql, params) => (await all(sql, params))[0] ?? null,
+        source.table,
+        q.workspaceId,
+        given,
+      );
+      if (conditions === null) return [];
+      const compiled = listPageSql(source, q.viewer, q.order, q.after !== null, conditions);
+      return all(compiled.sql, compiled.params({ ...q, conditions }));
+    };
+    // A period's bounds and the page it bounds are read in one snapshot: a load committed
+    // between them could add records on days the bounds, read before it, leave out.
+    return hasPeriodBound(source.table, given)
+      ? this.readSnapshot(page)
+      : page((sql, params) => this.all(sql, params));
   }
 
   async getVisible(
@@ -435,6 +445,9 @@ export abstract class SqlStore implements Store {
   async refreshReportFacts(): Promise<void> {
     await this.versioned(async (session) => {
       for (const sql of REFRESH_REPORT_FACTS) await session.run(sql);
+      // The period zones too: rows written by other means than a load left them behind.
+      await session.run(`DELETE FROM ${PERIOD_ZONES_TABLE.name}`);
+      for (const sql of FILL_PERIOD_ZONES) await session.run(sql);
       await session.run(this.dialect.upsert('meta', ['key', 'value'], ['key']), [
         'facts_epoch',
         newEpoch(),

@@ -199,6 +199,15 @@ for (const dialect of DIALECTS)
         );
         assert.ok(Number(zones.n) > 0);
         assert.equal(Number(zones.n), Number(zones.days), `${table}: a zone per workspace and day`);
+        // And each zone holds its day's records' periods.
+        const [outside] = await db.all<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM ${table} t LEFT JOIN period_zones z ON z.table_name = ?
+           AND z.workspace_id = t.workspace_id AND z.created_day = substr(t.created_at, 1, 10)
+           WHERE z.created_day IS NULL OR z.first_period_start > t.period_start
+           OR z.last_period_end < t.period_end`,
+          table,
+        );
+        assert.equal(Number(outside.n), 0, `${table}: every record within its zone`);
       }
     });
   });

@@ -6,13 +6,27 @@ import { isZoned } from './period-zones.js';
 
 type Query = (sql: string, params: unknown[]) => Promise<Record<string, unknown> | null>;
 
-/** The day after a `YYYY-MM-DD` day, or null for anything else. */
-function dayAfter(day: string): string | null {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The day after a `YYYY-MM-DD` day, or null for anything else (and after 9999-12-31). */
+export function dayAfter(day: string): string | null {
+  if (!DAY.test(day)) return null;
   const next = new Date(`${day}T00:00:00Z`);
   if (Number.isNaN(next.getTime())) return null;
   next.setUTCDate(next.getUTCDate() + 1);
-  return next.toISOString().slice(0, 10);
+  const text = next.toISOString().slice(0, 10);
+  return DAY.test(text) && text > day ? text : null;
+}
+
+const periodBounds = (conditions: readonly ListCondition[]) => ({
+  from: conditions.find((c) => c.is === 'atLeast' && c.column === 'period_end'),
+  to: conditions.find((c) => c.is === 'atMost' && c.column === 'period_start'),
+});
+
+/** Whether a list's page is bounded by period zones: a period filter on a table that has them. */
+export function hasPeriodBound(table: string, conditions: readonly ListCondition[]): boolean {
+  const { from, to } = periodBounds(conditions);
+  return isZoned(table) && (from !== undefined || to !== undefined);
 }
 
 /**
@@ -30,10 +44,8 @@ export async function withCreationBounds(
   workspaceId: string,
   conditions: readonly ListCondition[],
 ): Promise<readonly ListCondition[] | null> {
-  if (!isZoned(table)) return conditions;
-  const from = conditions.find((c) => c.is === 'atLeast' && c.column === 'period_end');
-  const to = conditions.find((c) => c.is === 'atMost' && c.column === 'period_start');
-  if (!from && !to) return conditions;
+  if (!hasPeriodBound(table, conditions)) return conditions;
+  const { from, to } = periodBounds(conditions);
   const zone = await get(
     `SELECT MIN(created_day) AS first_day, MAX(created_day) AS last_day FROM period_zones` +
       ` WHERE table_name = ? AND workspace_id = ?` +

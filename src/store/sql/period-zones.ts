@@ -12,9 +12,11 @@ import type { Table } from '../table.js';
  * zone wider than its records (a record deleted, or moved by an upsert) costs a longer walk, never
  * a wrong page. The load writer widens them with every batch of timesheets or invoices it writes
  * (seeds and imports: the only writes of these tables), in the load's transaction, one statement
- * per day the batch touches. (Row triggers did the same on any write, but an UPDATE trigger on
- * timesheets, even one whose body did nothing, made a load's upserts of them 1.5 times slower on
- * SQLite: bench/filter-load-cost.mjs.)
+ * per day the batch touches. Rows written by other means (by hand, or by a version of vms-read
+ * from before the zones) are taken in by `facts refresh`, which rebuilds the zones with the
+ * report facts. (Row triggers caught every write, but an UPDATE trigger on timesheets, even one
+ * whose body did nothing, made a load's upserts of them 1.5 times slower on SQLite:
+ * bench/filter-load-cost.mjs.)
  */
 export const ZONED_TABLES = ['timesheets', 'invoices'] as const;
 

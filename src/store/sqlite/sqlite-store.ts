@@ -148,8 +148,11 @@ export class SqliteStore extends SqlStore {
   async refreshStatistics(): Promise<void> {
     try {
       this.db.pragma('optimize=0x10002');
-    } catch {
-      // Another process holds the write lock (an import): SQLite's next optimize does it.
+    } catch (error) {
+      // Another process holds the write lock (an import), or the file is read-only: SQLite's
+      // next optimize does it.
+      const code = (error as { code?: string }).code ?? '';
+      if (!code.startsWith('SQLITE_BUSY') && !code.startsWith('SQLITE_READONLY')) throw error;
     }
   }
 

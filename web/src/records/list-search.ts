@@ -171,7 +171,11 @@ export async function searchForm(
       });
       readers.push(async () => {
         const typed = control.value.trim();
-        const among = workers.some((w) => w.label === typed) ? workers : await choices.all;
+        // A label ("name · id") not among those loaded yet waits for the rest; an id does not.
+        const among =
+          workers.some((w) => w.label === typed) || !typed.includes(' · ')
+            ? workers
+            : await choices.all;
         return { workerId: among.find((w) => w.label === typed)?.value ?? typed };
       });
     } else {
@@ -204,7 +208,13 @@ export async function searchForm(
   ) as HTMLFormElement;
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void goToSearch(readers, order, listKey);
+    const submit = form.querySelector<HTMLButtonElement>('button[type=submit]');
+    if (submit?.disabled) return;
+    // One search at a time: the button waits while a worker's name is looked up.
+    if (submit) submit.disabled = true;
+    void goToSearch(readers, order, listKey).finally(() => {
+      if (submit) submit.disabled = false;
+    });
   });
   return form;
 }
