@@ -542,6 +542,16 @@ for (const dialect of DIALECTS)
         assert.match((await alert.textContent()) ?? '', /session has ended.*revoked or expired/i);
         assert.equal(await page.evaluate(() => sessionStorage.getItem('vms-read-token')), null);
         assert.ok(await page.isHidden('#sign-out'));
+        // A navigation that follows (a person clicking on, a view still loading) keeps saying why,
+        // until someone signs in again.
+        await page.evaluate(() => (location.hash = '#/records/workers'));
+        await page.waitForFunction(() => location.hash === '#/records/workers');
+        const still = await page.waitForSelector('form.sign-in [role=alert]');
+        assert.match((await still.textContent()) ?? '', /session has ended/i);
+        await page.fill('#token', h.tokens.staff);
+        await page.click('form.sign-in button[type=submit]');
+        await page.waitForSelector('.record-list');
+        assert.equal(await page.locator('[role=alert]').count(), 0);
       });
 
       it('returns to sign-in the same way once the token has expired', async () => {

@@ -33,6 +33,8 @@ let turn = 0;
 /** Said at sign-in after the server stopped accepting the token (revoked or expired). */
 const ENDED =
   'Your session has ended: the server no longer accepts this token (revoked or expired). Sign in with a current token.';
+/** Whether the last session ended because the server refused its token: said until sign-in. */
+let endedUnsaid = false;
 /** How this server signs people in; fetched once, as the page loads. */
 let settings: SignInSettings = { issuer: null, clientId: null, resource: location.origin };
 
@@ -41,6 +43,7 @@ function signInCard(problem?: HTMLElement): HTMLElement {
   return signInView(
     settings,
     (key) => {
+      endedUnsaid = false;
       signIn(key);
       void route();
     },
@@ -57,9 +60,13 @@ function ended(): void {
   void endOAuthSession();
   session = null;
   signOutButton.hidden = true;
-  replace(main, signInCard(h('p', { class: 'error', role: 'alert' }, ENDED)));
+  // Kept until someone signs in: a navigation that follows at once still says why.
+  endedUnsaid = true;
+  replace(main, signInCard(endedAlert()));
   main.focus();
 }
+
+const endedAlert = () => h('p', { class: 'error', role: 'alert' }, ENDED);
 
 /** Report pages for a token that may not run reports: one plain sentence and the way home. */
 function reportsOnly(active: Session, page: () => Promise<HTMLElement>): Promise<HTMLElement> {
@@ -102,7 +109,7 @@ async function route(problem?: HTMLElement): Promise<void> {
   if (!token) {
     session = null;
     signOutButton.hidden = true;
-    replace(main, signInCard(problem));
+    replace(main, signInCard(problem ?? (endedUnsaid ? endedAlert() : undefined)));
     return;
   }
   if (!session) {
@@ -110,6 +117,7 @@ async function route(problem?: HTMLElement): Promise<void> {
     opening ??= openSession(token, ended).finally(() => (opening = null));
     try {
       session = await opening;
+      endedUnsaid = false;
     } catch (error) {
       signOut();
       await endOAuthSession();
