@@ -9,7 +9,19 @@ import tseslint from 'typescript-eslint';
  * by madge in `npm run lint`.
  */
 const LAYERS = [
-  ['kernel', ['errors.ts', 'deadline.ts', 'provenance.ts', 'config.ts', 'oauth-issuers.ts']],
+  [
+    'kernel',
+    [
+      'errors.ts',
+      'deadline.ts',
+      'provenance.ts',
+      'config-values.ts',
+      'address-bounds.ts',
+      'network-config.ts',
+      'config.ts',
+      'oauth-issuers.ts',
+    ],
+  ],
   ['records', ['records/']],
   ['paging', ['paging/']],
   ['semantic', ['semantic/']],

@@ -5,27 +5,18 @@
  * their defaults for --db, --token, --host and --port).
  */
 
+import { ConfigError, wholeNumber, type Env } from './config-values.js';
+import {
+  addressBoundsOf,
+  originsOf,
+  trustedProxiesOf,
+  type AddressBoundsConfig,
+  type OriginConfig,
+} from './network-config.js';
 import { IssuerConfigError, parseOAuthIssuers, type OAuthIssuer } from './oauth-issuers.js';
 
-/** A variable set to a value it may not take: names the variable and the rule. */
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    readonly rule: string,
-  ) {
-    super(`${variable} ${rule}`);
-  }
-}
-
-export interface OriginConfig {
-  /** The URL clients reach this server at (VMS_READ_PUBLIC_URL), e.g. behind a proxy. */
-  publicUrl?: string;
-  /**
-   * Browser origins allowed on /mcp besides the server's own, and the only ones CORS answers on
-   * /api/v1/* and /mcp (VMS_READ_ALLOWED_ORIGINS).
-   */
-  allowedOrigins: readonly string[];
-}
+export { ConfigError };
+export type { OriginConfig };
 
 export const DEFAULT_QUOTA_PER_MINUTE = 6000;
 export const DEFAULT_REPORT_TIMEOUT_MS = 10_000;
@@ -37,7 +28,7 @@ export const DEFAULT_TOMBSTONE_DAYS = 30;
 export const DEFAULT_WEBHOOK_RETRY_MS = 5000;
 export const DEFAULT_WEBHOOK_LEASE_MS = 30_000;
 
-export interface Config {
+export interface Config extends AddressBoundsConfig {
   /** VMS_READ_DB: the database when `--db` is not given. */
   db: string | undefined;
   /** VMS_READ_TOKEN: the token of `mcp` and `token revoke` when `--token` is not given. */
@@ -128,10 +119,21 @@ export interface Config {
    */
   webhookAllowInsecure: boolean;
   /**
-   * VMS_READ_AUTH_FAILURES_PER_MINUTE: failed authentications from one address within a minute
-   * before it gets 429 for the rest of it, default 20; 0 turns the limit off.
+   * VMS_READ_TRUSTED_PROXIES: the proxies whose X-Forwarded-For (or Forwarded) says who the
+   * client is (addresses and CIDR ranges); empty, those headers are ignored.
    */
-  authFailuresPerMinute: number;
+  trustedProxies: string[];
+  /**
+   * VMS_READ_UNUSED_CLIENT_HOURS: how long a client registered at the built-in server may wait for
+   * its first grant before it is removed, default 24 (fractions allowed).
+   */
+  unusedClientHours: number;
+  /**
+   * VMS_READ_PREFERRED_ISSUER: the authorization server named first in the resource metadata
+   * (MCP hosts sign in with it): `built-in` or an issuer of VMS_READ_OAUTH_ISSUERS; unset, the
+   * page's (VMS_READ_WEB_ISSUER) when it is one of them, else the built-in server.
+   */
+  preferredIssuer: string | undefined;
   /** VMS_READ_WEBHOOK_RETRY_MS: the gap before a failed delivery's first retry, default 5000. */
   webhookRetryMs: number;
   /**
@@ -139,23 +141,6 @@ export interface Config {
    * default 30000: how soon another instance takes over from one that died.
    */
   webhookLeaseMs: number;
-}
-
-type Env = Record<string, string | undefined>;
-
-/** A whole number (as Number() reads it) of at least `min`; `fallback` when unset or empty. */
-function wholeNumber(
-  env: Env,
-  variable: string,
-  fallback: number,
-  min: number,
-  rule: string,
-): number {
-  const value = env[variable];
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(variable, rule);
-  return n;
 }
 
 /** One of the listed values; `fallback` when unset or empty. */
@@ -182,39 +167,6 @@ function onOff(env: Env, variable: string): boolean {
   if (value === undefined || value === '' || value === '0') return false;
   if (value === '1') return true;
   throw new ConfigError(variable, 'must be 1 (on) or 0 (off)');
-}
-
-/**
- * One entry of VMS_READ_ALLOWED_ORIGINS as a browser sends it in `Origin` (`scheme://host[:port]`):
- * http and https entries are read by the URL parser (host in lower case, default port dropped);
- * other schemes (a browser extension's) are kept as written. `*` and `null` are refused: the list
- * names the pages that may call with a token, and CORS matches them exactly (docs/api.md "CORS").
- */
-function originOf(entry: string): string {
-  const refuse = () =>
-    new ConfigError(
-      'VMS_READ_ALLOWED_ORIGINS',
-      'must list origins such as https://app.example.com, comma-separated (no path, * or null)',
-    );
-  if (!/^[a-z][a-z\d+.-]*:\/\/[^/?#@\s*]+\/?$/i.test(entry) || !URL.canParse(entry)) throw refuse();
-  const url = new URL(entry);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return entry.replace(/\/$/, '');
-  return url.origin;
-}
-
-function originsOf(env: Env): OriginConfig {
-  const allowedOrigins = (env.VMS_READ_ALLOWED_ORIGINS ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean)
-    .map(originOf);
-  const publicUrl = env.VMS_READ_PUBLIC_URL || undefined;
-  if (publicUrl !== undefined && !URL.canParse(publicUrl))
-    throw new ConfigError(
-      'VMS_READ_PUBLIC_URL',
-      'must be an absolute URL, e.g. https://vms.example.com',
-    );
-  return { publicUrl, allowedOrigins };
 }
 
 /** A Redis URL (redis://, or rediss:// for TLS) as ioredis reads one; undefined when unset. */
@@ -280,6 +232,31 @@ function webSignInOf(env: Env): Config['webSignIn'] {
       'must be set together with VMS_READ_WEB_ISSUER',
     );
   return { issuer, clientId };
+}
+
+/** VMS_READ_UNUSED_CLIENT_HOURS: a positive number of hours (fractions allowed), default 24. */
+function unusedClientHoursOf(env: Env): number {
+  const value = env.VMS_READ_UNUSED_CLIENT_HOURS;
+  if (value === undefined || value === '') return 24;
+  const hours = Number(value);
+  if (!Number.isFinite(hours) || hours <= 0)
+    throw new ConfigError(
+      'VMS_READ_UNUSED_CLIENT_HOURS',
+      'must be a positive number of hours, e.g. 24 or 0.5',
+    );
+  return hours;
+}
+
+/** VMS_READ_PREFERRED_ISSUER: `built-in`, or one of VMS_READ_OAUTH_ISSUERS' issuers. */
+function preferredIssuerOf(env: Env): string | undefined {
+  const value = env.VMS_READ_PREFERRED_ISSUER || undefined;
+  if (value === undefined || value === 'built-in') return value;
+  if (!oauthIssuersOf(env).some((entry) => entry.issuer === value))
+    throw new ConfigError(
+      'VMS_READ_PREFERRED_ISSUER',
+      'must be built-in or the issuer of one entry of VMS_READ_OAUTH_ISSUERS',
+    );
+  return value;
 }
 
 /** Reads and checks the environment; throws ConfigError on the first bad value. */
@@ -367,13 +344,10 @@ export function readConfig(env: Env = process.env): Config {
       'must be a whole number of days (0 removes tombstones at once)',
     ),
     webhookAllowInsecure: onOff(env, 'VMS_READ_WEBHOOK_ALLOW_INSECURE'),
-    authFailuresPerMinute: wholeNumber(
-      env,
-      'VMS_READ_AUTH_FAILURES_PER_MINUTE',
-      20,
-      0,
-      'must be a whole number of failures (0 turns the limit off)',
-    ),
+    ...addressBoundsOf(env),
+    trustedProxies: trustedProxiesOf(env),
+    unusedClientHours: unusedClientHoursOf(env),
+    preferredIssuer: preferredIssuerOf(env),
     webhookRetryMs: wholeNumber(
       env,
       'VMS_READ_WEBHOOK_RETRY_MS',

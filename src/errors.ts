@@ -72,9 +72,26 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     readonly headers: Record<string, string> = {},
     message: string = ERRORS[code].message,
+    /** Why, for the log at debug level only (a refused token's reason); never sent. */
+    readonly detail?: string,
   ) {
     super(message);
     this.status = ERRORS[code].status;
+  }
+}
+
+/**
+ * 403 `insufficient_scope` (DESIGN §4.1, §4.12): `stepUp` when the caller's grant could be given
+ * the scope by asking again (HTTP then points the challenge at the resource metadata, and /mcp
+ * refuses the request itself); false when it never can (an access key, or a grant whose subject
+ * does not hold the scope), a plain refusal that no client should ask again for.
+ */
+export class InsufficientScopeError extends ApiError {
+  constructor(
+    readonly stepUp: boolean,
+    headers: Record<string, string>,
+  ) {
+    super('insufficient_scope', headers);
   }
 }
 

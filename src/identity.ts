@@ -1,10 +1,14 @@
 import { AccessTokenVerifier } from './auth/access-tokens.js';
+import { OwnTokens } from './auth/own-tokens.js';
 import type { ServerOrigin } from './http/server-origin.js';
 import type { DemoSignIn } from './oauth-server/interactions.js';
 import type { AuthorizationServerMount } from './oauth-server/mount.js';
-import { publicKeySet, serverKeys } from './oauth-server/server-keys.js';
+import { serverKeys } from './oauth-server/server-keys.js';
 import type { OAuthIssuer } from './oauth-issuers.js';
 import type { Store } from './store/store.js';
+
+/** What VMS_READ_PREFERRED_ISSUER says for the built-in authorization server. */
+export const BUILT_IN_ISSUER = 'built-in';
 
 /** Who may sign in, and how (DESIGN §4.12): what createService needs to know. */
 export interface IdentityOptions {
@@ -19,21 +23,31 @@ export interface IdentityOptions {
   accessTokens?: AccessTokenVerifier;
   /** How the built-in server fetches client ID metadata documents (tests only). */
   oauthFetch?: typeof fetch;
+  /**
+   * The authorization server the resource metadata names first, which MCP hosts sign in with
+   * (VMS_READ_PREFERRED_ISSUER): `built-in`, or one of `oauthIssuers`. Unset: the organisation's
+   * server the page signs in with (VMS_READ_WEB_ISSUER) when it is one of them, else the
+   * built-in server when it is on.
+   */
+  preferredIssuer?: string;
+  /** The organisation's server the page signs in with (VMS_READ_WEB_ISSUER). */
+  webSignIn?: { issuer: string };
+  /** VMS_READ_REGISTRATIONS_PER_HOUR and VMS_READ_UNUSED_CLIENT_HOURS. */
+  registrationsPerHour?: number;
+  unusedClientHours?: number;
 }
 
 export interface Identity {
   accessTokens?: AccessTokenVerifier;
+  /** The built-in server's access tokens, read from its records (absent when it is off). */
+  ownTokens?: OwnTokens;
   /** The built-in server to mount, when on (its issuer is the server's resource identifier). */
-  authorizationServer?: Omit<AuthorizationServerMount, 'issuer' | 'proxy'>;
-  /** The authorization servers the resource metadata names: the built-in one first. */
+  authorizationServer?: Omit<
+    AuthorizationServerMount,
+    'issuer' | 'resources' | 'pages' | 'clientAddress' | 'failures'
+  >;
+  /** The authorization servers the resource metadata names, the preferred one first. */
   authorizationServers: (origin: ServerOrigin) => string[];
-}
-
-/** The `aud` values an OAuth token may carry: the resource identifier, and it with `/mcp`. */
-function resourceIdentifiers(origin: ServerOrigin | undefined): string[] {
-  if (!origin) return [];
-  const resource = origin.resource();
-  return [resource, `${resource}/mcp`];
 }
 
 /**
@@ -47,26 +61,40 @@ export async function setUpIdentity(
   const issuers = options.oauthIssuers ?? [];
   const external = issuers.map((entry) => entry.issuer);
   const keys = options.oauthServer ? await serverKeys(options.store) : null;
+  const audiences = () => origin()?.resources() ?? [];
   const accessTokens =
     options.accessTokens ??
-    (issuers.length > 0 || keys
-      ? new AccessTokenVerifier(issuers, () => resourceIdentifiers(origin()), {
-          builtIn: keys
-            ? { issuer: () => origin()?.resource() ?? '', keys: publicKeySet(keys.signing) }
-            : undefined,
-        })
-      : undefined);
+    (issuers.length > 0 ? new AccessTokenVerifier(issuers, audiences) : undefined);
+  const records = options.store.authorizationRecords();
+  const ownTokens = keys
+    ? new OwnTokens(records, () => origin()?.resource() ?? '', audiences)
+    : undefined;
+  const preferred =
+    options.preferredIssuer ??
+    (options.webSignIn && external.includes(options.webSignIn.issuer)
+      ? options.webSignIn.issuer
+      : BUILT_IN_ISSUER);
   return {
     accessTokens,
+    ownTokens,
     authorizationServer: keys
       ? {
           keys,
-          records: options.store.authorizationRecords(),
+          records,
           tokens: options.store,
           demoAccounts: options.demoAccounts,
           fetch: options.oauthFetch,
+          registrationsPerHour: options.registrationsPerHour,
+          unusedClientHours: options.unusedClientHours,
+          onRecordsEnded: () => ownTokens?.ended(),
         }
       : undefined,
-    authorizationServers: (own) => (keys ? [own.resource(), ...external] : external),
+    authorizationServers: (own) => {
+      const all = keys ? [own.resource(), ...external] : external;
+      const first = preferred === BUILT_IN_ISSUER ? (keys ? own.resource() : undefined) : preferred;
+      return first !== undefined && all.includes(first)
+        ? [first, ...all.filter((issuer) => issuer !== first)]
+        : all;
+    },
   };
 }

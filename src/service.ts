@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AccessTokenVerifier } from './auth/access-tokens.js';
+import type { OwnTokens } from './auth/own-tokens.js';
 import { createQuota, type Quota } from './auth/quota.js';
 import { createRedisQuota, type QuotaLog } from './auth/redis-quota.js';
 import {
@@ -61,6 +62,8 @@ export interface ServiceOptions {
   oauthIssuers?: readonly OAuthIssuer[];
   /** Checks those tokens; createService makes one for its app's resource identifiers. */
   accessTokens?: AccessTokenVerifier;
+  /** The built-in server's access tokens (createService makes them with the server). */
+  ownTokens?: OwnTokens;
   /** The built-in authorization server (VMS_READ_OAUTH_SERVER): off unless asked for here. */
   oauthServer?: boolean;
   /** The demo accounts its sign-in page offers (`vms-read demo`). */
@@ -76,6 +79,15 @@ export interface ServiceOptions {
   tombstoneDays?: number;
   /** Deliver the webhook subscriptions (DESIGN §4.14) with these settings; `serve` always does. */
   webhooks?: DeliverySettings;
+  /** VMS_READ_TRUSTED_PROXIES: whose forwarding headers say the client's address. */
+  trustedProxies?: readonly string[];
+  /** VMS_READ_ANONYMOUS_PER_MINUTE: requests without a credential an address may make a minute. */
+  anonymousPerMinute?: number;
+  /** VMS_READ_REGISTRATIONS_PER_HOUR and VMS_READ_UNUSED_CLIENT_HOURS (the built-in server). */
+  registrationsPerHour?: number;
+  unusedClientHours?: number;
+  /** VMS_READ_PREFERRED_ISSUER: the authorization server MCP hosts are sent to first. */
+  preferredIssuer?: string;
 }
 
 /** How often a server removes tombstones past the horizon (DESIGN §4.13: at least hourly). */
@@ -114,6 +126,11 @@ export function serviceSettings(
   | 'webSignIn'
   | 'tombstoneDays'
   | 'webhooks'
+  | 'trustedProxies'
+  | 'anonymousPerMinute'
+  | 'registrationsPerHour'
+  | 'unusedClientHours'
+  | 'preferredIssuer'
 > {
   const { secret, quotaPerMinute, redisUrl, reportTimeoutMs, origins, cache, metrics } = config;
   return {
@@ -142,6 +159,11 @@ export function serviceSettings(
     oauthIssuers: config.oauthIssuers,
     oauthServer: config.oauthServer,
     webSignIn: config.webSignIn,
+    trustedProxies: config.trustedProxies,
+    anonymousPerMinute: config.anonymousPerMinute,
+    registrationsPerHour: config.registrationsPerHour,
+    unusedClientHours: config.unusedClientHours,
+    preferredIssuer: config.preferredIssuer,
   };
 }
 
@@ -177,6 +199,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     storeTimeoutMs: STORE_TIMEOUT_MS,
     reports,
     accessTokens: options.accessTokens,
+    ownTokens: options.ownTokens,
     metrics: options.metrics
       ? new ServiceMetrics({
           operations: OPERATIONS.map((operation) => operation.name),
@@ -202,6 +225,7 @@ export async function createService(
   const executor = await createExecutor({
     ...options,
     accessTokens: identity.accessTokens,
+    ownTokens: identity.ownTokens,
     quotaLog: options.quotaLog ?? {
       warn: (details, message) => log.to?.warn(details, message),
       info: (details, message) => log.to?.info(details, message),
@@ -218,6 +242,8 @@ export async function createService(
     authorizationServers: identity.authorizationServers,
     authorizationServer: identity.authorizationServer,
     webSignIn: options.webSignIn,
+    trustedProxies: options.trustedProxies,
+    anonymousPerMinute: options.anonymousPerMinute,
   });
   known.origin = serverOrigin(app, options.origins ?? { allowedOrigins: [] });
   log.to = app.log;

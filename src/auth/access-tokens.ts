@@ -1,8 +1,6 @@
 import {
-  createLocalJWKSet,
   decodeJwt,
   jwtVerify,
-  type JSONWebKeySet,
   type JWTPayload,
   type JWTVerifyGetKey,
   type JWTVerifyResult,
@@ -32,23 +30,13 @@ export class InvalidAccessTokenError extends Error {}
 /** A verified access token: its issuer's configuration and its claims. */
 export interface VerifiedAccessToken {
   issuer: OAuthIssuer;
-  /** Issued by this server's own authorization server: `sub` is an access key's id. */
-  builtIn: boolean;
   claims: JWTPayload & { sub: string; exp: number };
-}
-
-/** This server's own authorization server (src/oauth-server/): its issuer and public keys. */
-export interface BuiltInIssuer {
-  /** Its identifier, the resource identifier (known once the server listens). */
-  issuer: () => string;
-  keys: JSONWebKeySet;
 }
 
 /** How one issuer's tokens are checked: its configuration and where its keys come from. */
 interface KnownIssuer {
   config: OAuthIssuer;
   getKey: JWTVerifyGetKey;
-  builtIn: boolean;
 }
 
 export function looksLikeJwt(token: string): boolean {
@@ -65,34 +53,23 @@ export function looksLikeJwt(token: string): boolean {
 export class AccessTokenVerifier {
   private readonly issuers: Map<string, KnownIssuer>;
   private readonly keys = new Map<string, IssuerKeys>();
-  private readonly builtIn: (KnownIssuer & { issuer: () => string }) | null;
   private readonly verified = new LRUCache<string, VerifiedAccessToken>({ max: MAX_VERIFIED });
   private readonly now: () => number;
 
   constructor(
     issuers: readonly OAuthIssuer[],
     /** This server's resource identifiers: a token's `aud` must contain one. */
-    private readonly audiences: () => string[],
-    options: IssuerKeyOptions & { builtIn?: BuiltInIssuer } = {},
+    private readonly audiences: () => readonly string[],
+    options: IssuerKeyOptions = {},
   ) {
     this.now = options.now ?? Date.now;
     this.issuers = new Map(
       issuers.map((config) => {
         const keys = new IssuerKeys(config.issuer, options);
         this.keys.set(config.issuer, keys);
-        return [config.issuer, { config, getKey: keys.getKey, builtIn: false }];
+        return [config.issuer, { config, getKey: keys.getKey }];
       }),
     );
-    const own = options.builtIn;
-    // The built-in server's keys are in hand: nothing is fetched for its tokens.
-    this.builtIn = own
-      ? {
-          issuer: own.issuer,
-          getKey: createLocalJWKSet(own.keys),
-          builtIn: true,
-          config: { issuer: '', claims: { workspace: '', role: '', worker: '', supplier: '' } },
-        }
-      : null;
   }
 
   /** The keys of each external issuer (the tests count their fetches). */
@@ -109,13 +86,13 @@ export class AccessTokenVerifier {
       verified = await jwtVerify(token, issuer.getKey, {
         algorithms: [...ACCEPTED_ALGORITHMS],
         issuer: issuer.config.issuer,
-        audience: this.audiences(),
+        audience: [...this.audiences()],
         clockTolerance: CLOCK_SKEW_S,
         requiredClaims: ['exp', 'sub'],
         currentDate: new Date(this.now()),
       });
     } catch (error) {
-      throw new InvalidAccessTokenError((error as Error).message);
+      throw new InvalidAccessTokenError(refusalOf(error, token, this.audiences()));
     }
     const { payload: claims, protectedHeader } = verified;
     const type = protectedHeader.typ;
@@ -126,11 +103,7 @@ export class AccessTokenVerifier {
       throw new InvalidAccessTokenError('iat is in the future');
     if (typeof claims.sub !== 'string' || claims.sub === '')
       throw new InvalidAccessTokenError('sub is not a string');
-    const result = {
-      issuer: issuer.config,
-      builtIn: issuer.builtIn,
-      claims: claims as VerifiedAccessToken['claims'],
-    };
+    const result = { issuer: issuer.config, claims: claims as VerifiedAccessToken['claims'] };
     this.verified.set(token, result);
     return result;
   }
@@ -144,10 +117,30 @@ export class AccessTokenVerifier {
       throw new InvalidAccessTokenError('not a JWT');
     }
     if (typeof iss !== 'string') throw new InvalidAccessTokenError('no iss');
-    const own = this.builtIn;
-    if (own && iss === own.issuer()) return { ...own, config: { ...own.config, issuer: iss } };
     const issuer = this.issuers.get(iss);
-    if (!issuer) throw new InvalidAccessTokenError('iss is not a configured issuer');
+    if (!issuer)
+      throw new InvalidAccessTokenError(
+        `iss ${JSON.stringify(iss)} is not a configured issuer (VMS_READ_OAUTH_ISSUERS)`,
+      );
     return issuer;
   }
+}
+
+/**
+ * Why jose refused a token, for an identity provider's administrator (logged at debug level,
+ * DESIGN §4.16): jose's reason, and for a wrong audience the audience the token names beside the
+ * ones this server accepts (a trailing slash, `localhost` for `127.0.0.1`). Claims, never the token.
+ */
+function refusalOf(error: unknown, token: string, audiences: readonly string[]): string {
+  const reason = (error as Error).message;
+  const code = (error as { code?: string }).code;
+  if (code !== 'ERR_JWT_CLAIM_VALIDATION_FAILED' || (error as { claim?: string }).claim !== 'aud')
+    return reason;
+  let aud: unknown;
+  try {
+    aud = decodeJwt(token).aud;
+  } catch {
+    aud = undefined;
+  }
+  return `${reason}: the token's aud is ${JSON.stringify(aud)}, this server accepts ${JSON.stringify(audiences)}`;
 }

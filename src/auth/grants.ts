@@ -2,10 +2,8 @@ import { createHash } from 'node:crypto';
 import type { TokenReads } from '../store/store.js';
 import type { VerifiedAccessToken } from './access-tokens.js';
 import { InvalidAccessTokenError } from './access-tokens.js';
-import { principalOfKey } from './key-principal.js';
 import type { Grant, Principal } from './principal.js';
 import { isRole, isScope, type Scope } from './scopes.js';
-import { liveKey } from './tokens.js';
 
 /**
  * A grant's id: what cursors, the quota and cached answers are bound to for an OAuth token
@@ -20,33 +18,14 @@ export function grantId(grant: Grant): string {
 }
 
 /**
- * A grant of the built-in authorization server: its subject is the access key a person signed in
- * with, so it has that key's workspace, role, worker or supplier, and the scopes the token carries
- * that the key holds. A key revoked or expired since ends its grants here, at their next request.
+ * An external subject's id, what its quota is bound to (DESIGN §4.16: all grants of one (issuer,
+ * subject) share one budget, whatever the client). A digest, like a grant's.
  */
-async function principalOfKeyGrant(
-  store: TokenReads,
-  { issuer, claims }: VerifiedAccessToken,
-  now: Date,
-): Promise<Principal> {
-  const key = await liveKey(store, claims.sub, now.getTime());
-  const keyPrincipal = key ? await principalOfKey(store, key) : null;
-  if (!keyPrincipal) throw refuse('the access key behind the grant no longer works');
-  const client = claims.client_id ?? claims.azp;
-  const grant: Grant = {
-    issuer: issuer.issuer,
-    subject: claims.sub,
-    clientId: typeof client === 'string' ? client : null,
-  };
-  const tokenExpiry = claims.exp * 1000;
-  const keyExpiry = key?.expiresAt ? Date.parse(key.expiresAt) : Infinity;
-  return {
-    ...keyPrincipal,
-    tokenId: grantId(grant),
-    grant,
-    expiresAt: new Date(Math.min(tokenExpiry, keyExpiry)).toISOString(),
-    scopes: new Set(scopesOf(claims.scope).filter((scope) => keyPrincipal.scopes.has(scope))),
-  };
+export function subjectId(issuer: string, subject: string): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([issuer, subject]))
+    .digest('base64url');
+  return `subject_${digest}`;
 }
 
 /** The claim's scopes (a space-separated string or an array of strings), SPEC's four only. */
@@ -66,9 +45,7 @@ const refuse = (reason: string) => new InvalidAccessTokenError(reason);
 export async function principalOfGrant(
   store: TokenReads,
   verified: VerifiedAccessToken,
-  now: Date,
 ): Promise<Principal> {
-  if (verified.builtIn) return principalOfKeyGrant(store, verified, now);
   const { issuer, claims } = verified;
   const names = issuer.claims;
   const workspaceId = issuer.workspace ?? claims[names.workspace];
@@ -103,6 +80,7 @@ export async function principalOfGrant(
   return {
     tokenId: grantId(grant),
     grant,
+    quotaKey: subjectId(issuer.issuer, claims.sub),
     workspaceId,
     workspace,
     expiresAt: new Date(claims.exp * 1000).toISOString(),

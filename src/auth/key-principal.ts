@@ -16,6 +16,7 @@ export async function principalOfKey(store: TokenReads, row: TokenRow): Promise<
   return {
     tokenId: row.id,
     grant: null,
+    quotaKey: row.id,
     workspaceId: row.workspaceId,
     workspace,
     expiresAt: row.expiresAt,

@@ -19,6 +19,18 @@ export interface Principal extends Viewer {
   tokenId: string;
   /** Set when the caller presented an OAuth access token; null for an access key. */
   grant: Grant | null;
+  /**
+   * The quota's budget (DESIGN §4.16): one per subject, whatever the client. An access key's id
+   * for the key and every grant made with it; a digest of (issuer, subject) for an external
+   * issuer's grants.
+   */
+  quotaKey: string;
+  /**
+   * The scopes the subject could ever hold, when known: an access key's (the built-in server's
+   * grants are bounded by them). A grant asked for a scope outside it gets a plain refusal, not a
+   * step-up challenge (canStepUp). Unknown (undefined) for an external issuer.
+   */
+  scopeCeiling?: ReadonlySet<Scope>;
   workspaceId: string;
   /** The token's workspace (plan page size, row budget, catalog source). */
   workspace: Workspace;
@@ -32,4 +44,12 @@ export interface Principal extends Viewer {
    * answers the same stamp nothing in it has changed. Absent when the store cannot tell cheaply.
    */
   changeStamp?: string;
+}
+
+/**
+ * Whether a missing scope is a step-up (DESIGN §4.12, §4.16): the caller holds an OAuth grant, and
+ * its subject could be given the scope by asking again.
+ */
+export function canStepUp(principal: Principal, scope: Scope): boolean {
+  return principal.grant !== null && (principal.scopeCeiling?.has(scope) ?? true);
 }

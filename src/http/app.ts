@@ -28,6 +28,8 @@ import { serverOrigin, type OriginConfig, type ServerOrigin } from './server-ori
 import { WEB_CLIENT_ID } from '../oauth-server/authorization-server.js';
 import { mountAuthorizationServer, type AuthorizationServerMount } from '../oauth-server/mount.js';
 import { installSlowReaderLimits, type SlowReaderLimits } from './slow-readers.js';
+import { installAnonymousBound } from './anonymous-bound.js';
+import { clientAddressOf } from './client-address.js';
 
 export interface AppDeps {
   executor: Executor;
@@ -42,12 +44,26 @@ export interface AppDeps {
   /** The authorization servers whose tokens are accepted, as the resource metadata lists them. */
   authorizationServers?: (origin: ServerOrigin) => readonly string[];
   /** The built-in authorization server, mounted at this origin when given (DESIGN §4.12). */
-  authorizationServer?: Omit<AuthorizationServerMount, 'issuer' | 'proxy'>;
+  authorizationServer?: Omit<
+    AuthorizationServerMount,
+    'issuer' | 'resources' | 'pages' | 'clientAddress' | 'failures'
+  >;
+  /**
+   * The proxies whose X-Forwarded-For (or Forwarded) is believed (VMS_READ_TRUSTED_PROXIES:
+   * addresses and CIDR ranges); empty, those headers are ignored (client-address.ts).
+   */
+  trustedProxies?: readonly string[];
+  /** Requests without a credential one address may make a minute (VMS_READ_ANONYMOUS_PER_MINUTE). */
+  anonymousPerMinute?: number;
   /** The organisation's authorization server the page signs in with (VMS_READ_WEB_ISSUER). */
   webSignIn?: { issuer: string; clientId: string };
 }
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** The client's address (client-address.ts): the peer, or what a trusted proxy says. */
+    readonly clientAddress: string;
+  }
   interface FastifyInstance {
     /**
      * Shuts down (SIGTERM): answers new requests 503 (connection: close), keeps accepting until
@@ -149,6 +165,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: false,
   });
 
+  // The client's address, decided once per request (trusted proxies), for every bound per address.
+  const clientAddress = clientAddressOf(deps.trustedProxies ?? [], (peer) =>
+    app.log.warn(
+      { peer },
+      'requests arrive with X-Forwarded-For or Forwarded from an address VMS_READ_TRUSTED_PROXIES does not name: those headers are ignored, and every client behind it shares its bounds (docs/deploy.md)',
+    ),
+  );
+  app.decorateRequest('clientAddress', {
+    getter(this: FastifyRequest) {
+      return clientAddress(this.raw);
+    },
+  });
+
   let inFlight = 0;
   let closing = false;
   let drained: (() => void) | null = null;
@@ -165,6 +194,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done(new ApiError('bad_request'));
     else done();
   });
+  // Before CORS: a preflight is a request without a credential too.
+  installAnonymousBound(app, deps.anonymousPerMinute);
   // Preflights are answered here, before the token and the quota; every later refusal (503
   // below, 401, 429, 404) to a listed origin carries the CORS headers set here.
   await installCors(app, deps.origins.allowedOrigins);
@@ -204,9 +235,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await mountAuthorizationServer(app, {
       ...deps.authorizationServer,
       failures: deps.executor.failures,
+      clientAddress,
       issuer: () => origin.resource(),
-      // Behind a proxy that ends TLS, an https issuer trusts the proxy's X-Forwarded-Proto.
-      proxy: origin.resource().startsWith('https:'),
+      resources: () => origin.resources(),
+      pages: () =>
+        origin
+          .resources()
+          .filter((resource) => !resource.endsWith('/mcp'))
+          .map((resource) => `${resource}/app`),
     });
   await mountOpenApi(app, deps.operations);
   await mountWebApp(

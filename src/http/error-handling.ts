@@ -1,5 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, errorBody, errorOutcome, logErrorOutcome } from '../errors.js';
+import {
+  ApiError,
+  errorBody,
+  errorOutcome,
+  InsufficientScopeError,
+  logErrorOutcome,
+} from '../errors.js';
 import {
   BODY_EMPTY,
   BODY_FORBIDDEN_MEMBER,
@@ -48,9 +54,12 @@ export function errorAnswer(origin: ServerOrigin): ErrorAnswer {
   return (error, request, reply) => {
     const outcome = errorOutcome(fromFastifyError(error) ?? error, request.id);
     logErrorOutcome(request.log, outcome, error);
+    // Why a presented token was refused, for whoever runs the identity provider (never the token).
+    if (outcome.reason === 'unauthorized' && error instanceof ApiError && error.detail)
+      request.log.debug({ reason: error.detail }, 'token refused');
     reply.headers(outcome.headers);
     const config = request.routeOptions.config;
-    const metadata = `resource_metadata="${origin.own()}${config.resourceMetadataPath ?? RESOURCE_METADATA_PATH}"`;
+    const metadata = `resource_metadata="${origin.ownFor(request.headers.host)}${config.resourceMetadataPath ?? RESOURCE_METADATA_PATH}"`;
     // 401 points at the resource metadata (RFC 9728) and names the scopes to ask for, so a client
     // can discover how to sign in; a bearer token that was presented is `invalid_token` (RFC
     // 6750 §3.1: a request that carried none gets no error code).
@@ -62,8 +71,9 @@ export function errorAnswer(origin: ServerOrigin): ErrorAnswer {
       if (config.challengeScope) parts.push(`scope="${config.challengeScope}"`);
       reply.header('www-authenticate', `Bearer ${parts.join(', ')}`);
     }
-    // With an OAuth token, a missing scope is a step-up: the challenge says where to ask.
-    if (outcome.reason === 'insufficient_scope' && request.principal?.grant)
+    // With an OAuth grant that could hold the scope, a missing scope is a step-up: the challenge
+    // says where to ask. A scope the subject can never hold is a plain refusal (DESIGN §4.16).
+    if (error instanceof InsufficientScopeError && error.stepUp)
       reply.header('www-authenticate', `${outcome.headers['www-authenticate']}, ${metadata}`);
     return reply.code(outcome.status).send(outcome.body);
   };

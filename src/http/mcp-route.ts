@@ -1,7 +1,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/principal.js';
+import { canStepUp, type Principal } from '../auth/principal.js';
 import { ApiError, errorBody } from '../errors.js';
 import { insufficientScope } from '../operations/executor.js';
 import type { ErrorAnswer } from './error-handling.js';
@@ -74,7 +74,8 @@ function acceptsJson(accept: string | undefined): boolean {
  * Step-up on /mcp (DESIGN §4.12, MCP 2025-11-25 "Scope challenge"): a `tools/call` by an OAuth
  * token that lacks the tool's scope is refused as an HTTP 403 of the request, whose challenge
  * names the scopes to ask for, rather than answered with a tool result; the client can then ask
- * the authorization server for them and call again. An access key gets the tool result as before.
+ * the authorization server for them and call again. An access key gets the tool result as before,
+ * and so does a grant asking for a scope its subject can never hold.
  */
 function checkToolScope(request: FastifyRequest, principal: Principal, toolset: Toolset): void {
   if (principal.grant === null) return;
@@ -82,7 +83,13 @@ function checkToolScope(request: FastifyRequest, principal: Principal, toolset: 
   if (typeof body !== 'object' || body === null || body.method !== 'tools/call') return;
   const name = body.params?.name;
   const operation = typeof name === 'string' ? toolset.byName.get(name) : undefined;
-  if (operation?.scope && !principal.scopes.has(operation.scope))
+  // A scope the grant's subject can never hold is the tool result's plain refusal, as for an
+  // access key: a challenge would send the host to ask again, for ever (DESIGN §4.16).
+  if (
+    operation?.scope &&
+    !principal.scopes.has(operation.scope) &&
+    canStepUp(principal, operation.scope)
+  )
     throw insufficientScope(principal, operation.scope);
 }
 

@@ -28,16 +28,16 @@ export function mountResourceMetadata(
   origin: ServerOrigin,
   authorizationServers: (origin: ServerOrigin) => readonly string[],
 ): void {
-  const metadata = (resourcePath: string) => {
+  const metadata = (resourcePath: string, host: string | undefined) => {
     const servers = authorizationServers(origin);
     return {
-      resource: `${origin.resource()}${resourcePath}`,
+      resource: `${origin.resourceFor(host)}${resourcePath}`,
       resource_name: resourcePath ? 'vms-read MCP' : 'vms-read API',
       ...(servers.length > 0 ? { authorization_servers: [...servers] } : {}),
       bearer_methods_supported: ['header'],
       scopes_supported: [...SCOPES],
     };
   };
-  app.get(RESOURCE_METADATA_PATH, async () => metadata(''));
-  app.get(MCP_METADATA_PATH, async () => metadata(MCP_PATH));
+  app.get(RESOURCE_METADATA_PATH, async (request) => metadata('', request.headers.host));
+  app.get(MCP_METADATA_PATH, async (request) => metadata(MCP_PATH, request.headers.host));
 }

@@ -45,7 +45,7 @@ export async function authenticateAndAdmit(
   const principal = await executor.authenticate(
     authorizationOf(request),
     request.receivedAt,
-    request.ip,
+    request.clientAddress,
   );
   await executor.admit(principal);
   request.principal = principal;

@@ -13,6 +13,20 @@ export interface ServerOrigin {
    * the origin it listens on. OAuth tokens must name it (or it with `/mcp`) in `aud`.
    */
   resource(): string;
+  /**
+   * The resource identifier a request names (DESIGN §4.16): without VMS_READ_PUBLIC_URL, on a
+   * loopback address, the origin of its Host when that is one of the loopback names with this
+   * server's port (an MCP host given `http://localhost:8080/mcp` must find that very resource in
+   * the metadata); else `resource()`.
+   */
+  resourceFor(host: string | undefined): string;
+  /** The origin of `resourceFor(host)`: where the metadata a challenge points at is. */
+  ownFor(host: string | undefined): string;
+  /**
+   * Every identifier a token may name in `aud`: `resource()` and, without VMS_READ_PUBLIC_URL
+   * on a loopback address, each loopback name of this server; each also with `/mcp`.
+   */
+  resources(): string[];
   /** True for the server's own origins and the configured ones. */
   allowsOrigin(origin: string): boolean;
   /** On a loopback address only loopback host names (and the public URL's) may be asked for. */
@@ -59,9 +73,23 @@ export function serverOrigin(app: FastifyInstance, config: OriginConfig): Server
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     return `http://${host}:${address.port}`;
   };
+  /** A loopback origin of this server named by `host`, or null. */
+  const loopbackOrigin = (host: string | undefined): string | null => {
+    if (publicResource !== undefined || host === undefined) return null;
+    const origin = URL.canParse(`http://${host}`) ? new URL(`http://${host}`).origin : null;
+    return origin !== null && listenOrigins().includes(origin) && loopback() ? origin : null;
+  };
+  const resource = () => publicResource ?? own();
   return {
     own,
-    resource: () => publicResource ?? own(),
+    resource,
+    resourceFor: (host) => loopbackOrigin(host) ?? resource(),
+    ownFor: (host) => loopbackOrigin(host) ?? own(),
+    resources() {
+      const names = publicResource === undefined && loopback() ? listenOrigins() : [];
+      const all = names.includes(resource()) ? names : [resource(), ...names];
+      return all.flatMap((name) => [name, `${name}/mcp`]);
+    },
     allowsOrigin(origin) {
       return (
         origin === publicOrigin ||

@@ -82,7 +82,7 @@ function clientOf(request: FastifyRequest): string {
   const path = request.routeOptions.url;
   if (authorization && path !== undefined && (path.startsWith('/api/') || path === '/mcp'))
     return `token ${authorization}`;
-  return `address ${request.ip}`;
+  return `address ${request.clientAddress}`;
 }
 
 export function installSlowReaderLimits(

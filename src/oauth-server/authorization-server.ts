@@ -3,7 +3,8 @@ import { SCOPES } from '../auth/scopes.js';
 import type { OAuthRecords } from '../store/sql/oauth-records.js';
 import { liveKey } from '../auth/tokens.js';
 import type { TokenReads } from '../store/store.js';
-import { errorPage, PAGES_CSP } from './pages.js';
+import { checkClientMetadata } from './client-policy.js';
+import { errorPage, PAGES_CSP, SIGN_OUT_CSP, signedOutPage, signOutPage } from './pages.js';
 import { recordAdapter } from './record-adapter.js';
 import { OFFERED_SCOPES } from './scope-words.js';
 import { SIGNING_ALGORITHM, type ServerKeys } from './server-keys.js';
@@ -41,11 +42,20 @@ export const WEB_CLIENT_ID = 'vms-read-web';
 export interface AuthorizationServerDeps {
   /** The issuer identifier: the resource identifier (VMS_READ_PUBLIC_URL, or the address). */
   issuer: string;
+  /**
+   * The resource identifiers a token may be asked for (RFC 8707): this server's, with and
+   * without `/mcp`, under each name a loopback server answers to (DESIGN §4.16).
+   */
+  resources: () => readonly string[];
+  /** Where the page is, for each of those names: its redirect URIs (sign-in and sign-out). */
+  pages: () => readonly string[];
+  /** How long a registered client without a grant lives (VMS_READ_UNUSED_CLIENT_HOURS), ms. */
+  unusedClientMs: number;
+  /** Told whenever records were removed (a token revoked, a grant ended). */
+  onRecordsEnded?: () => void;
   records: OAuthRecords;
   tokens: Pick<TokenReads, 'findTokenById'>;
   keys: ServerKeys;
-  /** Behind a TLS-terminating proxy: trust its X-Forwarded-Proto (an https issuer). */
-  proxy: boolean;
   now?: () => number;
   /**
    * How client ID metadata documents are fetched; oidc-provider's own by default (https, public
@@ -61,13 +71,15 @@ export interface AuthorizationServerDeps {
  * one revokes its whole grant); RFC 8707 resource indicators, and only this server's identifiers
  * (a token's `aud` is the one asked for); dynamic client registration and client ID metadata
  * documents; `iss` in the authorization response (RFC 9207); revocation. Its JWT access tokens
- * (RFC 9068, ES256) carry the access key's id as `sub`: whoever signed in is that key.
+ * are opaque, kept in the store like its refresh tokens, so that revoking one, or the grant
+ * behind it (sign-out, a replayed refresh token or code), ends it at its next request (DESIGN
+ * §4.16); the resource server reads them from the store (`OAuthRecords`). Whoever signed in is an
+ * access key: its id is the grant's account.
  */
 export function createAuthorizationServer(deps: AuthorizationServerDeps): Provider {
   const now = deps.now ?? Date.now;
-  const resources = [deps.issuer, `${deps.issuer}/mcp`];
   const configuration: Configuration = {
-    adapter: recordAdapter(deps.records, now),
+    adapter: recordAdapter(deps.records, now, deps.unusedClientMs, deps.onRecordsEnded),
     jwks: deps.keys.signing as Configuration['jwks'],
     cookies: {
       keys: deps.keys.cookies,
@@ -79,7 +91,8 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Provid
         client_id: WEB_CLIENT_ID,
         client_name: 'vms-read web page',
         token_endpoint_auth_method: 'none',
-        redirect_uris: [`${deps.issuer}/app`],
+        redirect_uris: [...deps.pages()],
+        post_logout_redirect_uris: [...deps.pages()],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
       },
@@ -91,13 +104,15 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Provid
       token_endpoint_auth_method: 'none',
     },
     scopes: OFFERED_SCOPES,
-    // A client's registered `scope` is not a ceiling here: MCP clients register with the scope
-    // they first ask for, then step up to more (DESIGN §4.12). What a token carries is bounded
-    // by what the person allowed and the access key holds, at every request. The validator runs
-    // for every client (its property is never sent), and drops the registered scope.
+    // The validator runs for every client (its property is never sent): what registration
+    // accepts (client-policy.ts; the page's own client is ours). A client's registered `scope`
+    // is not a ceiling here: MCP clients register with the scope they first ask for, then step
+    // up to more (DESIGN §4.12). What a token carries is bounded by what the person allowed and
+    // the access key holds, at every request: the validator drops the registered scope.
     extraClientMetadata: {
       properties: ['vms_read_scope_ceiling'],
       validator: (_ctx, _key, _value, metadata) => {
+        if (metadata.client_id !== WEB_CLIENT_ID) checkClientMetadata(metadata);
         delete metadata.scope;
       },
     },
@@ -110,23 +125,40 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Provid
     },
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true, initialAccessToken: false },
+      // Open registration (MCP hosts register themselves), without the registration access
+      // token: nothing here manages a client after it registered, so none is kept per client.
+      registration: {
+        enabled: true,
+        initialAccessToken: false,
+        issueRegistrationAccessToken: false,
+      },
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       revocation: { enabled: true },
       userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
+      // Sign out ends the server's own session in this browser (DESIGN §4.16): the page sends the
+      // person here; the session and the grants that do not outlive it (no offline_access) end.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.set('content-security-policy', SIGN_OUT_CSP);
+          ctx.body = signOutPage(form);
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.set('content-security-policy', PAGES_CSP);
+          ctx.body = signedOutPage();
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => deps.issuer,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, indicator) => {
-          if (!resources.includes(indicator)) throw new errors.InvalidTarget();
+          if (!deps.resources().includes(indicator)) throw new errors.InvalidTarget();
           return {
             scope: SCOPES.join(' '),
             audience: indicator,
             accessTokenTTL: TTL.accessToken,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: SIGNING_ALGORITHM } },
+            accessTokenFormat: 'opaque',
           };
         },
       },
@@ -161,6 +193,8 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Provid
     },
   };
   const provider = new Provider(deps.issuer, configuration);
-  provider.proxy = deps.proxy;
+  // Koa reads X-Forwarded-Proto only when told to: mount.ts writes it (and Host) from the issuer
+  // on every request it hands over, so the URLs the provider makes are the issuer's.
+  provider.proxy = true;
   return provider;
 }

@@ -1,15 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { FailedAttempts } from '../auth/failed-attempts.js';
 import type Provider from 'oidc-provider';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { AddressWindows } from '../address-bounds.js';
 import { isScope } from '../auth/scopes.js';
 import { hashToken, liveKey, TOKEN_PATTERN } from '../auth/tokens.js';
 import type { TokenReads, TokenRow } from '../store/store.js';
 import { consentPage, errorPage, PAGES_CSP, signInPage, type DemoAccount } from './pages.js';
-
-/** Failed key entries a client address may make in a window before it must wait. */
-export const SIGN_IN_ATTEMPTS = 5;
-export const SIGN_IN_WINDOW_S = 60;
 
 /** A demo account the sign-in page offers (`vms-read demo`): its button and its access key. */
 export interface DemoSignIn extends DemoAccount {
@@ -21,8 +17,9 @@ export interface InteractionDeps {
   tokens: Pick<TokenReads, 'findTokenById' | 'findTokenByHash'>;
   demoAccounts?: readonly DemoSignIn[];
   now?: () => number;
-  /** Failed authentications per address, shared with the API: a wrong key counts there too. */
-  failures?: FailedAttempts;
+  /** Wrong credentials per address, shared with the API: a wrong key counts there too. */
+  failures?: AddressWindows;
+  clientAddress: (raw: IncomingMessage) => string;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -32,6 +29,17 @@ const PAGE_HEADERS = {
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
 };
+
+/**
+ * Where the app sends the person back, as the consent page says it: a web address's origin; an
+ * app's own scheme (RFC 8252, `cursor://…`, whose origin is "null") as its scheme and authority.
+ */
+export function whereBack(redirectUri: string): string {
+  const url = URL.parse(redirectUri);
+  if (!url) return redirectUri;
+  if (url.origin !== 'null') return url.origin;
+  return url.host ? `${url.protocol}//${url.host}` : url.protocol;
+}
 
 /** The signed-in key as the consent page says it: its role in its workspace. */
 function who(key: TokenRow): string {
@@ -46,16 +54,12 @@ function who(key: TokenRow): string {
  * signs in by entering an access key (or, under `vms-read demo`, by choosing a demo account),
  * then allows or denies the app. The grant holds the scopes asked for that the key holds (and
  * `offline_access` when asked); any other is rejected, so the app's tokens never carry it.
- * Failed key entries are limited per client address; the answer to a wrong key is the same
- * whether it is malformed, unknown, revoked or expired.
+ * A wrong key counts as a failed authentication of the client's address (DESIGN §4.16): past the
+ * limit a wrong key gets 429, a correct one is still accepted. The answer to a wrong key is the
+ * same whether it is malformed, unknown, revoked or expired.
  */
 export function mountInteractions(app: FastifyInstance, deps: InteractionDeps): void {
   const now = deps.now ?? Date.now;
-  const failures = new RateLimiterMemory({
-    points: SIGN_IN_ATTEMPTS,
-    duration: SIGN_IN_WINDOW_S,
-    blockDuration: SIGN_IN_WINDOW_S,
-  });
   const html = (reply: FastifyReply, status: number, body: string) =>
     reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body);
 
@@ -80,9 +84,7 @@ export function mountInteractions(app: FastifyInstance, deps: InteractionDeps): 
     return {
       appName: typeof client?.clientName === 'string' ? client.clientName : undefined,
       clientId: String(details.params.client_id),
-      redirectHost: URL.canParse(String(details.params.redirect_uri))
-        ? new URL(String(details.params.redirect_uri)).origin
-        : String(details.params.redirect_uri),
+      redirectHost: whereBack(String(details.params.redirect_uri)),
     };
   }
 
@@ -133,18 +135,6 @@ export function mountInteractions(app: FastifyInstance, deps: InteractionDeps): 
             error,
           }),
         );
-      const address = request.ip;
-      const blocked = await failures.get(address);
-      // Seconds to wait: this page's own bound, or the API's shared count of failures.
-      const own =
-        blocked && blocked.consumedPoints >= SIGN_IN_ATTEMPTS
-          ? Math.ceil(blocked.msBeforeNext / 1000)
-          : 0;
-      const wait = Math.max(own, deps.failures?.blockedFor(address, now()) ?? 0);
-      if (wait > 0) {
-        reply.header('retry-after', String(wait));
-        return retry(429, 'Too many wrong access keys from here. Wait a minute, then try again.');
-      }
       const demo = deps.demoAccounts?.find((account) => account.name === request.body?.demo);
       const entered = demo?.token ?? String(request.body?.key ?? '').trim();
       const row = TOKEN_PATTERN.test(entered)
@@ -152,11 +142,15 @@ export function mountInteractions(app: FastifyInstance, deps: InteractionDeps): 
         : null;
       const key = row ? await liveKey(deps.tokens, row.id, now()) : null;
       if (!key) {
-        await failures.penalty(address, 1).catch(() => {});
-        deps.failures?.failed(address, now());
+        const address = deps.clientAddress(request.raw);
+        const wait = (await deps.failures?.waitFor(address)) ?? 0;
+        if (wait > 0) {
+          reply.header('retry-after', String(wait));
+          return retry(429, 'Too many wrong access keys from here. Wait a minute, then try again.');
+        }
+        await deps.failures?.count(address);
         return retry(401, 'That access key is not valid (or was revoked, or has expired).');
       }
-      await failures.delete(address);
       reply.hijack();
       await (
         await deps.provider()

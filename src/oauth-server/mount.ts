@@ -1,82 +1,118 @@
+import type { IncomingMessage } from 'node:http';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import type { FailedAttempts } from '../auth/failed-attempts.js';
+import { ADDRESS_BOUNDS, AddressWindows } from '../address-bounds.js';
 import type { OAuthRecords } from '../store/sql/oauth-records.js';
 import type { TokenReads } from '../store/store.js';
-import { createAuthorizationServer } from './authorization-server.js';
+import { createAuthorizationServer, OAUTH_ROUTES } from './authorization-server.js';
+import { installGuards } from './guards.js';
 import { mountInteractions, type DemoSignIn } from './interactions.js';
-import { PAGES_CSS, PAGES_CSS_PATH } from './pages.js';
+import {
+  errorPage,
+  PAGES_CSP,
+  PAGES_CSS,
+  PAGES_CSS_PATH,
+  SIGN_OUT_SCRIPT,
+  SIGN_OUT_SCRIPT_PATH,
+} from './pages.js';
 import type { ServerKeys } from './server-keys.js';
 
 export const OIDC_DISCOVERY_PATH = '/.well-known/openid-configuration';
 export const OAUTH_DISCOVERY_PATH = '/.well-known/oauth-authorization-server';
-/** How often expired authorization records are removed. */
-export const SWEEP_INTERVAL_MS = 3600_000;
+/** How often expired authorization records (and unused clients) are removed (DESIGN §4.16). */
+export const SWEEP_INTERVAL_MS = 5 * 60_000;
+/** A registration request's body, as sent, at most (DESIGN §4.16). */
+export const MAX_REGISTRATION_BYTES = 8 * 1024;
+/**
+ * An authorization request's query, at most: every parameter a client needs (a client ID
+ * metadata document's URL, the redirect URI, scopes, PKCE, state, the resource) fits in a
+ * fraction of it, and each request the server keeps (an interaction) holds its parameters.
+ */
+export const MAX_AUTHORIZATION_QUERY = 4 * 1024;
 
 export interface AuthorizationServerMount {
   /** The issuer: this server's resource identifier, known once it listens. */
   issuer: () => string;
+  /** The resource identifiers a token may be asked for (authorization-server.ts). */
+  resources: () => readonly string[];
+  /** The page's addresses, its redirect URIs. */
+  pages: () => readonly string[];
   records: OAuthRecords;
   tokens: Pick<TokenReads, 'findTokenById' | 'findTokenByHash'>;
   keys: ServerKeys;
-  proxy: boolean;
   demoAccounts?: readonly DemoSignIn[];
   now?: () => number;
   /** How client ID metadata documents are fetched (tests; see createAuthorizationServer). */
   fetch?: typeof fetch;
-  /** Failed authentications per address, the API's own (VMS_READ_AUTH_FAILURES_PER_MINUTE). */
-  failures?: FailedAttempts;
+  /** The client's address, as the HTTP layer decided it (trusted proxies). */
+  clientAddress: (raw: IncomingMessage) => string;
+  /** Wrong credentials per address, the API's own (VMS_READ_AUTH_FAILURES_PER_MINUTE). */
+  failures?: AddressWindows;
+  /** VMS_READ_REGISTRATIONS_PER_HOUR; default ADDRESS_BOUNDS'. */
+  registrationsPerHour?: number;
+  /** VMS_READ_UNUSED_CLIENT_HOURS: how long a registered client may wait for its first grant. */
+  unusedClientHours?: number;
+  /** Told whenever records were removed (a token revoked, a grant ended). */
+  onRecordsEnded?: () => void;
 }
 
-/** Where a client proves something (a code, a refresh token, its own secret). */
-const CHECKED_PATHS = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect']);
-/** The provider's errors that are a failed proof, counted against the address. */
-const FAILED_PROOFS = new Set(['invalid_grant', 'invalid_client']);
+/** VMS_READ_UNUSED_CLIENT_HOURS' default. */
+export const UNUSED_CLIENT_HOURS = 24;
+
+/** An answer in OAuth's error shape (RFC 6749 §5.2), given before the provider reads anything. */
+function oauthRefusal(
+  reply: FastifyReply,
+  status: number,
+  error: string,
+  description: string,
+  headers: Record<string, string> = {},
+) {
+  return reply.code(status).headers(headers).send({ error, error_description: description });
+}
 
 /**
  * Mounts the built-in authorization server on the app, at the same origin as the API (DESIGN
  * §4.12): oidc-provider's endpoints under /oauth/ and its metadata at the two discovery paths,
  * answered by the provider itself (its own body parsing, errors and CORS: a scope of their own
  * where Fastify reads no body); the sign-in and consent pages beside them. The provider is made
- * at the first request, when the server's own URL (its issuer) is known.
+ * at the first request, when the server's own URL (its issuer) is known. Its bounds on what one
+ * address may do (DESIGN §4.16) are checked before the provider reads a request, or after it
+ * answered (guards.ts).
  */
 export async function mountAuthorizationServer(
   app: FastifyInstance,
   mount: AuthorizationServerMount,
 ): Promise<void> {
   const now = mount.now ?? Date.now;
-  const { failures } = mount;
+  const { failures, clientAddress, records } = mount;
+  const registrations = new AddressWindows(
+    mount.registrationsPerHour ?? ADDRESS_BOUNDS.registrations.limit,
+    ADDRESS_BOUNDS.registrations.windowMs,
+  );
   let made: Provider | null = null;
   const provider = async () => {
     if (made) return made;
     made = createAuthorizationServer({
       issuer: mount.issuer(),
-      records: mount.records,
+      resources: mount.resources,
+      pages: mount.pages,
+      unusedClientMs: (mount.unusedClientHours ?? UNUSED_CLIENT_HOURS) * 3600_000,
+      onRecordsEnded: mount.onRecordsEnded,
+      records,
       tokens: mount.tokens,
       keys: mount.keys,
-      proxy: mount.proxy,
       now: mount.now,
       fetch: mount.fetch,
     });
-    // A wrong code, refresh token or client secret counts as a failed authentication of the
-    // address it came from, as a wrong bearer token does on the API (issue 35, item 3).
-    const counted = (ctx: { req: { socket: { remoteAddress?: string } } }, error: unknown) => {
-      const code = (error as { error?: unknown }).error;
-      const address = ctx.req.socket.remoteAddress;
-      if (failures && address && typeof code === 'string' && FAILED_PROOFS.has(code))
-        failures.failed(address, now());
-    };
-    made.on('grant.error', counted);
-    made.on('revocation.error', counted);
-    made.on('introspection.error', counted);
+    installGuards(made, { records, clientAddress, failures, registrations, now });
     return made;
   };
 
-  // Expired records (codes, sessions, refresh tokens past their time) are not found any more;
-  // they are removed an hour after the start, then hourly (never on a request's path).
+  // Expired records (codes, sessions, interactions, tokens past their time, clients that stayed
+  // unused) are not found any more; they are removed every five minutes, never on a request's path.
   const sweep = setInterval(() => {
-    mount.records.deleteExpiredOAuthRecords(now()).catch((error: unknown) => {
+    records.deleteExpiredOAuthRecords(now()).catch((error: unknown) => {
       app.log.warn({ err: error }, 'expired authorization records not removed');
     });
   }, SWEEP_INTERVAL_MS);
@@ -86,15 +122,37 @@ export async function mountAuthorizationServer(
   app.get(PAGES_CSS_PATH, (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(PAGES_CSS),
   );
+  app.get(SIGN_OUT_SCRIPT_PATH, (_request, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .send(SIGN_OUT_SCRIPT),
+  );
+
+  // The provider makes its URLs from the request it sees: they are the issuer's, whatever Host or
+  // X-Forwarded-* a client or a proxy sent (provider.proxy reads the protocol written here).
+  const asIssuers = (raw: IncomingMessage) => {
+    const issuer = new URL(mount.issuer());
+    raw.headers.host = issuer.host;
+    raw.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+    delete raw.headers['x-forwarded-host'];
+    delete raw.headers['x-forwarded-port'];
+    delete raw.headers.forwarded;
+  };
 
   await app.register(async (scope) => {
     await scope.register(formbody);
+    scope.addHook('onRequest', (request, _reply, done) => {
+      asIssuers(request.raw);
+      done();
+    });
     mountInteractions(scope, {
       provider,
       tokens: mount.tokens,
       demoAccounts: mount.demoAccounts,
       now: mount.now,
       failures,
+      clientAddress,
     });
   });
 
@@ -102,22 +160,50 @@ export async function mountAuthorizationServer(
     // The provider reads its own bodies: Fastify leaves them unread here.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    // An address past its failed authentications is answered before the provider reads anything,
-    // in OAuth's error shape (RFC 6749 §5.2), 429 with Retry-After, its connection closed.
-    if (failures)
-      scope.addHook('onRequest', (request, reply, done) => {
-        const wait = CHECKED_PATHS.has(request.url.split('?')[0])
-          ? failures.blockedFor(request.ip, now())
-          : 0;
-        if (wait === 0) return done();
-        void reply
-          .code(429)
-          .headers({ 'retry-after': String(wait), connection: 'close' })
-          .send({
-            error: 'temporarily_unavailable',
-            error_description: `Too many failed authentications from this address; retry in ${wait} s.`,
-          });
-      });
+    scope.addHook('onRequest', async (request, reply) => {
+      asIssuers(request.raw);
+      const [path, query = ''] = request.url.split('?');
+      const address = clientAddress(request.raw);
+      if (path === OAUTH_ROUTES.registration && request.method === 'POST') {
+        // Registration is open to anyone: bounded in size as sent (a body without a length is
+        // refused, so the bound holds before a byte is read) and per address.
+        const length = request.headers['content-length'];
+        if (length === undefined)
+          return oauthRefusal(
+            reply,
+            411,
+            'invalid_client_metadata',
+            'A registration must state its Content-Length.',
+          );
+        if (Number(length) > MAX_REGISTRATION_BYTES)
+          return oauthRefusal(
+            reply,
+            400,
+            'invalid_client_metadata',
+            `A registration is at most ${MAX_REGISTRATION_BYTES} bytes.`,
+          );
+        const wait = await registrations.waitFor(address);
+        if (wait > 0)
+          return oauthRefusal(
+            reply,
+            429,
+            'temporarily_unavailable',
+            `Too many registrations from this address; retry in ${wait} s.`,
+            { 'retry-after': String(wait) },
+          );
+      }
+      if (path === OAUTH_ROUTES.authorization && query.length > MAX_AUTHORIZATION_QUERY)
+        return reply
+          .code(400)
+          .headers({ 'content-security-policy': PAGES_CSP })
+          .type('text/html; charset=utf-8')
+          .send(
+            errorPage(
+              'This sign-in request is too long',
+              `An authorization request is at most ${MAX_AUTHORIZATION_QUERY} characters of parameters. Go back to the app.`,
+            ),
+          );
+    });
     const answer = async (request: FastifyRequest, reply: FastifyReply, path?: string) => {
       const callback = (await provider()).callback();
       reply.hijack();

@@ -27,6 +27,12 @@ export const PAGES_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** The sign-out page's script: it presses "Sign out" itself (the person asked on the page). */
+export const SIGN_OUT_SCRIPT_PATH = '/oauth/sign-out.js';
+export const SIGN_OUT_SCRIPT = `document.getElementById('sign-out')?.click();\n`;
+/** The sign-out page may run that one script of our own, and nothing else. */
+export const SIGN_OUT_CSP = `${PAGES_CSP}; script-src 'self'`;
+
 export const PAGES_CSS = `
 :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
 body { margin: 0; display: grid; place-items: center; min-height: 100vh; background: Canvas; }
@@ -154,4 +160,31 @@ It can only read: vms-read changes nothing.</p>
 
 export function errorPage(title: string, message: string): string {
   return page(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`);
+}
+
+/**
+ * The page a Sign out passes through (oidc-provider's `logoutSource`): its confirmation form, sent
+ * at once by the script (the person already chose Sign out on the page), or by the button when
+ * scripts are off. `form` is the library's own (its action and a one-time xsrf value).
+ */
+export function signOutPage(form: string): string {
+  const button =
+    '<button type="submit" id="sign-out" name="logout" value="yes">Sign out</button></form>';
+  return page(
+    'Signing out',
+    `<h1>Signing out of vms-read</h1>
+<p>This ends your sign-in in this browser: the next sign-in asks for an access key again.</p>
+${form.replace('</form>', button)}
+<script src="${SIGN_OUT_SCRIPT_PATH}"></script>`,
+  );
+}
+
+/** Where a Sign out ends when no page asked to be sent back to. */
+export function signedOutPage(): string {
+  return page(
+    'Signed out',
+    `<h1>You are signed out</h1>
+<p>Your sign-in to vms-read in this browser has ended. Apps you allowed to stay connected keep
+their access until you revoke it or your access key is revoked.</p>`,
+  );
 }

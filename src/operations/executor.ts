@@ -1,12 +1,19 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { AccessTokenVerifier } from '../auth/access-tokens.js';
-import { FailedAttempts } from '../auth/failed-attempts.js';
+import type { OwnTokens } from '../auth/own-tokens.js';
+import { ADDRESS_BOUNDS, AddressWindows } from '../address-bounds.js';
 import { PrincipalCache } from '../auth/principal-cache.js';
-import type { Principal } from '../auth/principal.js';
+import { canStepUp, type Principal } from '../auth/principal.js';
+import type { Scope } from '../auth/scopes.js';
 import type { Quota } from '../auth/quota.js';
 import { monotonicNow, withDeadline } from '../deadline.js';
-import { ApiError, ReportTimeoutError, StoreUnavailableError } from '../errors.js';
+import {
+  ApiError,
+  InsufficientScopeError,
+  ReportTimeoutError,
+  StoreUnavailableError,
+} from '../errors.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { CatalogCache } from './catalog-cache.js';
@@ -23,7 +30,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export interface ExecutorDeps {
   store: TokenReads & ResourceReads;
-  /** Failed authentications allowed a minute per address (VMS_READ_AUTH_FAILURES_PER_MINUTE); 0: off. */
+  /** Wrong credentials allowed a minute per address (VMS_READ_AUTH_FAILURES_PER_MINUTE, default 20); 0: off. */
   authFailuresPerMinute?: number;
   /** What reports read: the columnar copy (ColumnarReports) or the row store itself. */
   facts: ReportFacts;
@@ -44,6 +51,8 @@ export interface ExecutorDeps {
   metrics?: ServiceMetrics;
   /** Checks OAuth access tokens of the configured issuers; absent, only access keys are accepted. */
   accessTokens?: AccessTokenVerifier;
+  /** The built-in authorization server's access tokens; absent when it is off. */
+  ownTokens?: OwnTokens;
 }
 
 /** How a request reached the executor. */
@@ -92,14 +101,16 @@ async function countRefusal(
 }
 
 /**
- * 403 for a missing scope (DESIGN §4.1, §4.12). The challenge names the scope to ask for: for an
- * access key the one needed; for an OAuth token the scopes it holds plus that one, so a client
- * that steps up asks for all it needs at once (HTTP adds `resource_metadata` then).
+ * 403 for a missing scope (DESIGN §4.1, §4.12, §4.16). The challenge names the scope to ask for:
+ * for a step-up (an OAuth grant whose subject could hold the scope) the scopes it holds plus that
+ * one, so a client that steps up asks for all it needs at once (HTTP adds `resource_metadata`
+ * then); otherwise (an access key, or a scope the subject can never hold) the one needed, a plain
+ * refusal.
  */
-export function insufficientScope(principal: Principal, needed: string): ApiError {
-  const scope =
-    principal.grant === null ? needed : [...new Set([...principal.scopes, needed])].join(' ');
-  return new ApiError('insufficient_scope', {
+export function insufficientScope(principal: Principal, needed: Scope): InsufficientScopeError {
+  const stepUp = canStepUp(principal, needed);
+  const scope = stepUp ? [...new Set([...principal.scopes, needed])].join(' ') : needed;
+  return new InsufficientScopeError(stepUp, {
     'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
   });
 }
@@ -133,11 +144,15 @@ export class Executor {
   private readonly validator = validatorFactory();
   private readonly principals: PrincipalCache;
   /** Failed authentications per address, shared with the built-in server's endpoints. */
-  readonly failures: FailedAttempts;
+  readonly failures: AddressWindows;
 
   constructor(readonly deps: ExecutorDeps) {
-    this.principals = new PrincipalCache(deps.accessTokens);
-    this.failures = new FailedAttempts(deps.authFailuresPerMinute);
+    this.principals = new PrincipalCache({
+      accessTokens: deps.accessTokens,
+      ownTokens: deps.ownTokens,
+    });
+    const bound = ADDRESS_BOUNDS.failedAuthentications;
+    this.failures = new AddressWindows(deps.authFailuresPerMinute ?? bound.limit, bound.windowMs);
   }
 
   /** Compiles every operation's input validator now, so no request pays for it (start-up). */
@@ -146,9 +161,11 @@ export class Executor {
   }
 
   /**
-   * The principal of an Authorization header, or 401. With the client's `address` (HTTP), failed
-   * authentications are counted per address, and an address past the limit gets 429 without its
-   * token being checked, unless it authenticated lately (auth/failed-attempts.ts).
+   * The principal of an Authorization header, or 401. With the client's `address` (HTTP), wrong
+   * credentials are counted per address (DESIGN §4.16): a request without any is discovery and
+   * never counts; a correct credential is always accepted; a wrong one from an address past
+   * VMS_READ_AUTH_FAILURES_PER_MINUTE gets 429 with Retry-After (its connection closed) instead
+   * of 401. The check a wrong credential costs is a hash and an indexed read, or a signature.
    */
   async authenticate(
     authorization: string | undefined,
@@ -157,28 +174,25 @@ export class Executor {
   ): Promise<Principal> {
     const { store, now, storeTimeoutMs } = this.deps;
     const at = now();
-    if (address !== undefined) {
-      const wait = this.failures.blockedFor(address, at.getTime());
-      if (wait > 0 && !this.failures.knows(authorization))
-        throw new ApiError(
-          'rate_limited',
-          { 'retry-after': String(wait), connection: 'close' },
-          'Too many failed authentications from this address; retry after Retry-After seconds.',
-        );
-    }
     try {
-      const principal = await withDeadline(
+      return await withDeadline(
         this.principals.resolve(store, authorization, at),
         receivedAt + storeTimeoutMs - monotonicNow(),
         storeLate,
       );
-      if (address !== undefined && authorization !== undefined)
-        this.failures.succeeded(authorization);
-      return principal;
     } catch (error) {
-      if (address !== undefined && error instanceof ApiError && error.code === 'unauthorized')
-        this.failures.failed(address, at.getTime());
-      throw error;
+      const wrong = error instanceof ApiError && error.code === 'unauthorized';
+      if (address === undefined || authorization === undefined || !wrong) throw error;
+      const wait = await this.failures.waitFor(address);
+      if (wait === 0) {
+        await this.failures.count(address);
+        throw error;
+      }
+      throw new ApiError(
+        'rate_limited',
+        { 'retry-after': String(wait), connection: 'close' },
+        'Too many failed authentications from this address; retry after Retry-After seconds.',
+      );
     }
   }
 
@@ -199,7 +213,7 @@ export class Executor {
 
   /** Counts one request against the token's quota; rejects with 429 when it is spent. */
   async admit(principal: Principal): Promise<void> {
-    const wait = await this.deps.quota.take(principal.tokenId, this.deps.now().getTime());
+    const wait = await this.deps.quota.take(principal.quotaKey, this.deps.now().getTime());
     if (wait > 0) throw new ApiError('rate_limited', { 'retry-after': String(wait) });
   }
 

@@ -49,6 +49,7 @@ export async function warmReports(
     const principal: Principal = {
       tokenId: 'server-warm-up',
       grant: null,
+      quotaKey: 'server-warm-up',
       workspaceId: workspace.id,
       workspace,
       expiresAt: null,

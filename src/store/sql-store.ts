@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { StoreBusyError } from '../errors.js';
 import { insertSql, type Dialect } from './dialect.js';
 import type { Viewer } from './visibility.js';
 import {
@@ -25,7 +26,7 @@ import {
 } from './sql/resource-sql.js';
 import { changedRecordsSql, changePositionsSql } from './sql/changes-sql.js';
 import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES } from './sql/change-log.js';
-import { oauthRecords, type OAuthRecords } from './sql/oauth-records.js';
+import { oauthRecords, type OAuthRecords, type OAuthSql } from './sql/oauth-records.js';
 import { deliveryRecords, type DeliveryRecords } from './sql/webhook-progress.js';
 import { webhookRecords, type WebhookRecords } from './sql/webhook-subscriptions.js';
 import {
@@ -75,8 +76,12 @@ export abstract class SqlStore implements Store {
   abstract ping(): Promise<boolean>;
   abstract changeStamp(): Promise<string | null>;
   abstract runReport(sql: string, params: unknown[], timeoutMs: number): Promise<Row[]>;
-  /** A write transaction holding the data version (see VersionedWrite). */
-  protected abstract beginWrite(): Promise<VersionedWrite>;
+  /**
+   * A write transaction holding the data version (see VersionedWrite). `waits: false` (the
+   * server's own writes) gives up at once, StoreBusyError, when another process holds the write
+   * lock (an import), rather than wait for it.
+   */
+  protected abstract beginWrite(options?: { waits: boolean }): Promise<VersionedWrite>;
   abstract factSnapshot<T>(work: (snapshot: FactSnapshot) => Promise<T>): Promise<T>;
   /** Runs `work`'s reads in one read transaction, so they see the data as of one moment. */
   protected abstract readSnapshot<T>(
@@ -132,16 +137,24 @@ export abstract class SqlStore implements Store {
   /** Gets text an erasure replaced out of the database files (SQLite's WAL; PostgreSQL's dead rows). */
   protected abstract scrubErased(): Promise<void>;
 
-  /** Removes tombstones older than the horizon (DESIGN §4.13): the server's hourly sweep. */
+  /**
+   * Removes tombstones older than the horizon (DESIGN §4.13): the server's hourly sweep. It never
+   * waits for an import (DESIGN §4.16): a busy store is swept at the next hour.
+   */
   async sweepTombstones(days: number): Promise<number> {
-    return this.versioned((session) =>
-      sweepTombstones(
-        session,
-        days,
-        new Date(),
-        this.dialect.upsert('meta', ['key', 'value'], ['key']),
-      ),
-    );
+    return this.versioned(
+      (session) =>
+        sweepTombstones(
+          session,
+          days,
+          new Date(),
+          this.dialect.upsert('meta', ['key', 'value'], ['key']),
+        ),
+      { waits: false },
+    ).catch((error: unknown) => {
+      if (error instanceof StoreBusyError) return 0;
+      throw error;
+    });
   }
 
   async getMeta(key: string): Promise<string | null> {
@@ -221,10 +234,15 @@ export abstract class SqlStore implements Store {
   }
 
   authorizationRecords(): OAuthRecords {
-    return (this.oauth ??= oauthRecords({
+    return (this.oauth ??= oauthRecords(this.oauthSql()));
+  }
+
+  /** Where the authorization server's records are read and written: beside the data by default. */
+  protected oauthSql(): OAuthSql {
+    return {
       get: (sql, params) => this.get(sql, params),
       run: (sql, params) => this.runAside(sql, params),
-    }));
+    };
   }
 
   /**
@@ -458,8 +476,9 @@ export abstract class SqlStore implements Store {
   /** Runs `work` in a write transaction holding the data version: all of it, or none. */
   private async versioned<T>(
     work: (session: VersionedWrite['session'], current: number) => Promise<T>,
+    options?: { waits: boolean },
   ): Promise<T> {
-    const write = await this.beginWrite();
+    const write = await this.beginWrite(options);
     try {
       const result = await work(write.session, write.current);
       await write.commit();

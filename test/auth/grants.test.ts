@@ -20,7 +20,6 @@ function verified(
 ): VerifiedAccessToken {
   return {
     issuer: { issuer: ISSUER, claims: { ...DEFAULT_CLAIMS }, ...issuer },
-    builtIn: false,
     claims: { sub: 'person-1', exp: Math.floor(NOW.getTime() / 1000) + 600, ...claims },
   };
 }
@@ -48,7 +47,6 @@ for (const dialect of DIALECTS)
           { workspace: WS, role: 'staff' },
           { vms_workspace: 'ws_team', vms_role: 'worker', scope: 'read:program' },
         ),
-        NOW,
       );
       assert.equal(principal.workspaceId, WS);
       assert.equal(principal.role, 'staff');
@@ -70,7 +68,6 @@ for (const dialect of DIALECTS)
             scope: 'read:financial',
           },
         ),
-        NOW,
       );
       assert.equal(principal.role, 'worker');
       assert.equal(principal.workerId, worker);
@@ -81,7 +78,6 @@ for (const dialect of DIALECTS)
       const principal = await principalOfGrant(
         db.store,
         verified({}, { vms_workspace: WS, vms_role: 'billing_entity', vms_supplier: supplier }),
-        NOW,
       );
       const { code } = await db.one<{ code: string }>(
         'SELECT code FROM suppliers WHERE id = ?',
@@ -95,12 +91,10 @@ for (const dialect of DIALECTS)
       const viaClientId = await principalOfGrant(
         db.store,
         verified({ workspace: WS, role: 'staff' }, { client_id: 'app-1', azp: 'other' }),
-        NOW,
       );
       const viaAzp = await principalOfGrant(
         db.store,
         verified({ workspace: WS, role: 'staff' }, { azp: 'app-1' }),
-        NOW,
       );
       assert.deepEqual(viaClientId.grant, {
         issuer: ISSUER,
@@ -116,7 +110,6 @@ for (const dialect of DIALECTS)
       const noClient = await principalOfGrant(
         db.store,
         verified({ workspace: WS, role: 'staff' }, {}),
-        NOW,
       );
       assert.notEqual(noClient.tokenId, viaClientId.tokenId);
       assert.equal(noClient.grant?.clientId, null);

@@ -192,19 +192,26 @@ for (const dialect of DIALECTS) {
         });
       });
       after(() => limited.close());
-      it('is one budget per grant, whichever of its tokens is presented', async () => {
+      it('is one budget per subject, whichever token or client presents it (DESIGN §4.16)', async () => {
         for (let i = 0; i < 3; i++) {
           const answer = await get(limited.app, '/api/v1/suppliers', await token({ jti: `q${i}` }));
           assert.equal(answer.status, 200, answer.raw);
         }
         const spent = await get(limited.app, '/api/v1/suppliers', await token({ jti: 'q3' }));
         assertError(spent, 429, 'rate_limited');
-        const otherGrant = await get(
+        // Another client of the same subject: the same budget, spent.
+        const otherClient = await get(
           limited.app,
           '/api/v1/suppliers',
           await token({ client_id: 'another-app' }),
         );
-        assert.equal(otherGrant.status, 200, otherGrant.raw);
+        assertError(otherClient, 429, 'rate_limited');
+        const otherSubject = await get(
+          limited.app,
+          '/api/v1/suppliers',
+          await token({ sub: 'person-2' }),
+        );
+        assert.equal(otherSubject.status, 200, otherSubject.raw);
       });
     });
   });

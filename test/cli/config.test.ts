@@ -40,6 +40,11 @@ describe('readConfig: the environment, read once and checked', () => {
       oauthIssuers: [],
       oauthServer: true,
       webSignIn: undefined,
+      registrationsPerHour: 20,
+      anonymousPerMinute: 600,
+      trustedProxies: [],
+      unusedClientHours: 24,
+      preferredIssuer: undefined,
     });
   });
 
@@ -60,6 +65,11 @@ describe('readConfig: the environment, read once and checked', () => {
       VMS_READ_TOMBSTONE_DAYS: '0',
       VMS_READ_WEBHOOK_RETRY_MS: '50',
       VMS_READ_AUTH_FAILURES_PER_MINUTE: '0',
+      VMS_READ_REGISTRATIONS_PER_HOUR: '5',
+      VMS_READ_ANONYMOUS_PER_MINUTE: '0',
+      VMS_READ_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8',
+      VMS_READ_UNUSED_CLIENT_HOURS: '0.5',
+      VMS_READ_PREFERRED_ISSUER: 'http://127.0.0.1:8443/realms/vms',
       VMS_READ_WEBHOOK_LEASE_MS: '2000',
       VMS_READ_WEBHOOK_ALLOW_INSECURE: '1',
       VMS_READ_PUBLIC_URL: 'https://vms.example.com/base',
@@ -143,7 +153,32 @@ describe('readConfig: the environment, read once and checked', () => {
       ],
       oauthServer: false,
       webSignIn: { issuer: 'https://acme.okta.com/oauth2/default', clientId: '0oa-vms-web' },
+      registrationsPerHour: 5,
+      anonymousPerMinute: 0,
+      trustedProxies: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'],
+      unusedClientHours: 0.5,
+      preferredIssuer: 'http://127.0.0.1:8443/realms/vms',
     });
+  });
+
+  it('refuses trusted proxies that are not addresses or ranges, and unknown preferred issuers', () => {
+    for (const [variable, value, rule] of [
+      ['VMS_READ_TRUSTED_PROXIES', 'proxy.example', /must list addresses or CIDR ranges/],
+      ['VMS_READ_TRUSTED_PROXIES', '10.0.0.0/33', /must list addresses or CIDR ranges/],
+      ['VMS_READ_UNUSED_CLIENT_HOURS', '0', /must be a positive number of hours/],
+      ['VMS_READ_UNUSED_CLIENT_HOURS', 'soon', /must be a positive number of hours/],
+      ['VMS_READ_REGISTRATIONS_PER_HOUR', '-1', /must be a whole number of registrations/],
+      ['VMS_READ_ANONYMOUS_PER_MINUTE', '1.5', /must be a whole number of requests/],
+      ['VMS_READ_PREFERRED_ISSUER', 'https://elsewhere.example', /must be built-in or the issuer/],
+    ] as const)
+      assert.throws(
+        () => readConfig({ [variable]: value }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.startsWith(variable) &&
+          rule.test(error.message),
+        `${variable}=${value}`,
+      );
   });
 
   it('refuses a VMS_READ_TOMBSTONE_DAYS that is not a whole number of days', () => {

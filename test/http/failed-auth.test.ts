@@ -1,42 +1,49 @@
 /**
- * Failed authentications per address (issue 35, item 3; src/auth/failed-attempts.ts): after
- * FAILURES_ALLOWED failures within a window an address gets 429 with Retry-After and its
- * connection closed, its tokens unchecked; a valid token from another address is never slowed,
- * and one already known valid still passes from the blocked address; the window ends. Both stores.
+ * Failed authentications per address (DESIGN §4.16; src/address-bounds.ts): only a credential that
+ * was presented and is wrong counts (a request without one is discovery); past the limit a wrong
+ * one gets 429 with Retry-After and its connection closed; a correct credential is never refused
+ * because of its address: an access key never seen before, the built-in server's OAuth access
+ * token, its refresh token at the token endpoint, a key typed on its sign-in page. Both stores.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FailedAttempts, FAILURES_ALLOWED, WINDOW_MS } from '../../src/auth/failed-attempts.js';
+import { ADDRESS_BOUNDS, AddressWindows, addressKey } from '../../src/address-bounds.js';
 import { createToken } from '../../src/auth/tokens.js';
 import { ALL_SCOPES, DIALECTS, startHarness, WS, type Harness } from '../support/harness.js';
+import { personWith, TestBrowser } from '../support/oauth-browser.js';
+import { authorize, refreshRequest, registerClient, signIn } from '../support/oauth-flow.js';
 
-describe('FailedAttempts', () => {
-  it('blocks an address for the rest of its window once it failed FAILURES_ALLOWED times', () => {
-    const attempts = new FailedAttempts();
-    const t0 = 1_000_000;
-    for (let i = 0; i < FAILURES_ALLOWED - 1; i++) attempts.failed('10.0.0.1', t0 + i);
-    assert.equal(attempts.blockedFor('10.0.0.1', t0 + 100), 0);
-    attempts.failed('10.0.0.1', t0 + 100);
-    assert.equal(attempts.blockedFor('10.0.0.1', t0 + 100), WINDOW_MS / 1000);
-    assert.equal(attempts.blockedFor('10.0.0.1', t0 + WINDOW_MS - 1), 1);
-    assert.equal(attempts.blockedFor('10.0.0.2', t0 + 100), 0, 'another address');
-    assert.equal(attempts.blockedFor('10.0.0.1', t0 + WINDOW_MS), 0, 'the window ended');
-    attempts.failed('10.0.0.1', t0 + WINDOW_MS);
-    assert.equal(attempts.blockedFor('10.0.0.1', t0 + WINDOW_MS), 0, 'a new window, one failure');
+const ALLOWED = ADDRESS_BOUNDS.failedAuthentications.limit;
+const wrongKey = (i: number) => `vmsr_${String(i).padStart(43, 'x')}`;
+
+describe('AddressWindows', () => {
+  it('says how long an address at its limit waits, counts addresses apart, and is off at 0', async () => {
+    const windows = new AddressWindows(3, 60_000);
+    for (let i = 0; i < 2; i++) await windows.count('10.0.0.1');
+    assert.equal(await windows.waitFor('10.0.0.1'), 0);
+    await windows.count('10.0.0.1');
+    const wait = await windows.waitFor('10.0.0.1');
+    assert.ok(wait >= 59 && wait <= 60, String(wait));
+    assert.equal(await windows.waitFor('10.0.0.2'), 0, 'another address');
+    assert.equal(await windows.take('10.0.0.2'), 0);
+    const off = new AddressWindows(0, 60_000);
+    for (let i = 0; i < 100; i++) await off.count('10.0.0.1');
+    assert.equal(await off.waitFor('10.0.0.1'), 0);
   });
-
-  it('blocks nothing when the limit is off (0)', () => {
-    const off = new FailedAttempts(0);
-    for (let i = 0; i < 1000; i++) off.failed('10.0.0.1', i);
-    assert.equal(off.blockedFor('10.0.0.1', 1000), 0);
+  it('counts an IPv6 address by its /64 and an IPv4-mapped one as IPv4', () => {
+    assert.equal(addressKey('2001:db8:1:2:aaaa::1'), addressKey('2001:db8:1:2:bbbb::2'));
+    assert.notEqual(addressKey('2001:db8:1:2::1'), addressKey('2001:db8:1:3::1'));
+    assert.equal(addressKey('::ffff:203.0.113.7'), '203.0.113.7');
   });
 });
 
 for (const dialect of DIALECTS)
   describe(`failed authentications from one address (${dialect})`, () => {
     let h: Harness;
+    let base = '';
     before(async () => {
-      h = await startHarness({ dialect, authFailuresPerMinute: FAILURES_ALLOWED });
+      h = await startHarness({ dialect, authFailuresPerMinute: ALLOWED, oauthServer: true });
+      base = await h.app.listen({ host: '127.0.0.1', port: 0 });
     });
     after(() => h.close());
 
@@ -48,34 +55,64 @@ for (const dialect of DIALECTS)
         headers: token === null ? {} : { authorization: `Bearer ${token}` },
       });
 
-    it('answers 429 after the allowed failures, never slowing a valid token', async () => {
-      const attacker = '203.0.113.7';
-      // A client behind the same address that called before the flood.
-      assert.equal((await call(h.tokens.staff, attacker)).statusCode, 200);
-      for (let i = 0; i < FAILURES_ALLOWED; i++) {
-        const token = i % 2 === 0 ? null : `vmsr_${'x'.repeat(43)}`;
-        assert.equal((await call(token, attacker)).statusCode, 401, `failure ${i + 1}`);
+    it('never counts a request without a credential: discovery from a shared address', async () => {
+      const office = '198.51.100.20';
+      for (let i = 0; i < ALLOWED * 3; i++) {
+        const answer = await call(null, office);
+        assert.equal(answer.statusCode, 401);
+        assert.doesNotMatch(String(answer.headers['www-authenticate']), /error=/);
       }
-      const blocked = await call(`vmsr_${'y'.repeat(43)}`, attacker);
+      assert.equal((await call(wrongKey(0), office)).statusCode, 401, 'not blocked');
+    });
+
+    it('answers a wrong credential past the limit 429, cheaply, and a correct one as always', async () => {
+      const attacker = '203.0.113.7';
+      for (let i = 0; i < ALLOWED; i++)
+        assert.equal((await call(wrongKey(i), attacker)).statusCode, 401, `failure ${i + 1}`);
+      const blocked = await call(wrongKey(99), attacker);
       assert.equal(blocked.statusCode, 429, blocked.body);
       assert.equal(blocked.json().error.code, 'rate_limited');
-      assert.match(
-        blocked.json().error.message,
-        /^Too many failed authentications from this address/,
-      );
+      assert.match(blocked.json().error.message, /^Too many failed authentications/);
       assert.ok(Number(blocked.headers['retry-after']) >= 1);
       assert.equal(blocked.headers.connection, 'close');
-      assert.equal((await call(null, attacker)).statusCode, 429, 'no token: the same');
-      // A token first seen now from the blocked address is not checked: 429 too.
+      // No credential: discovery, the 401 challenge as ever.
+      assert.equal((await call(null, attacker)).statusCode, 401);
+      // A key never seen before from this address, and the others: accepted.
       const fresh = await createToken(
         h.store,
         { workspaceId: WS, role: 'staff', scopes: ALL_SCOPES },
         new Date(),
       );
-      assert.equal((await call(fresh, attacker)).statusCode, 429);
-      // One known valid still passes; from another address every valid token does.
-      assert.equal((await call(h.tokens.staff, attacker)).statusCode, 200);
-      assert.equal((await call(fresh, '198.51.100.9')).statusCode, 200);
-      assert.equal((await call(h.tokens.worker, '198.51.100.9')).statusCode, 200);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal((await call(fresh, attacker)).statusCode, 200);
+      assert.equal((await call(h.tokens.worker, attacker)).statusCode, 200);
+      assert.equal((await call(wrongKey(100), '198.51.100.9')).statusCode, 401, 'elsewhere: 401');
+    });
+
+    it('accepts the built-in server’s correct tokens, codes and keys from a blocked address', async () => {
+      // This address (the tests' own, 127.0.0.1) fails until it is blocked.
+      const wrong = (i: number) =>
+        fetch(`${base}/api/v1/workers?limit=1`, {
+          headers: { authorization: `Bearer ${wrongKey(1000 + i)}` },
+        });
+      for (let i = 0; i < ALLOWED; i++) assert.equal((await wrong(i)).status, 401);
+      assert.equal((await wrong(ALLOWED)).status, 429);
+      // A person signs in with a correct key; the code and the refresh token are accepted.
+      const { tokens, client } = await signIn(base, personWith({ key: h.tokens.staff }));
+      const api = await fetch(`${base}/api/v1/workers?limit=1`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      assert.equal(api.status, 200);
+      const refreshed = await refreshRequest(base, client, tokens.refresh_token);
+      assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+      // Wrong ones from here: 429, at the token endpoint and on the sign-in page.
+      const replay = await refreshRequest(base, client, 'no-such-refresh-token');
+      assert.equal(replay.status, 429, JSON.stringify(replay.body));
+      assert.equal(replay.body.error, 'temporarily_unavailable');
+      const { page } = await authorize(base, new TestBrowser(personWith({ key: wrongKey(5000) })), {
+        client: await registerClient(base),
+      });
+      assert.equal(page?.status, 429);
+      assert.match(page?.html ?? '', /Too many wrong access keys/);
     });
   });

@@ -24,7 +24,7 @@ import {
   VMS_SCOPES,
   type ScriptClient,
 } from '../support/identity-provider.js';
-import { assertEnvelope, newClient } from '../support/mcp-client.js';
+import { assertEnvelope, newClient, rawToolCall } from '../support/mcp-client.js';
 import { TestBrowser, TestOAuthHost } from '../support/oauth-browser.js';
 
 const SCRIPT: ScriptClient = {
@@ -196,20 +196,7 @@ for (const dialect of DIALECTS) {
         scope: 'read:workforce',
         resource: `${base}/mcp`,
       });
-      const response = await fetch(mcp, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 7,
-          method: 'tools/call',
-          params: { name: 'list_invoices', arguments: {} },
-        }),
-      });
+      const response = await rawToolCall(base, token, 'list_invoices');
       assert.equal(response.status, 403);
       assert.equal(
         response.headers.get('www-authenticate'),

@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { OWN_TOKEN_RECHECK_MS } from '../../src/auth/own-tokens.js';
 import { createService } from '../../src/service.js';
 import { freePort } from '../support/cli.js';
 import { DIALECTS, get, startHarness, type Harness } from '../support/harness.js';
 import { personWith } from '../support/oauth-browser.js';
-import { signIn } from '../support/oauth-flow.js';
+import { revokeRequest, signIn } from '../support/oauth-flow.js';
 
 for (const dialect of DIALECTS) {
   describe(`two instances behind one URL, over one database (${dialect})`, () => {
@@ -41,6 +42,21 @@ for (const dialect of DIALECTS) {
     it('publish the same keys', async () => {
       const jwks = async (at: string) => (await fetch(`${at}/oauth/jwks`)).json();
       assert.deepEqual(await jwks(otherBase), await jwks(base));
+    });
+    it('refuse a token one of them revoked: that one at once, the other within a second', async () => {
+      const { tokens, client } = await signIn(base, personWith({ key: h.tokens.staff }));
+      const status = async (at: string) =>
+        (
+          await fetch(`${at}/api/v1/workers?limit=1`, {
+            headers: { authorization: `Bearer ${tokens.access_token}` },
+          })
+        ).status;
+      assert.equal(await status(base), 200);
+      assert.equal(await status(otherBase), 200, 'the other instance keeps it now');
+      assert.equal(await revokeRequest(base, tokens.access_token, client.client_id), 200);
+      assert.equal(await status(base), 401);
+      await new Promise((resolve) => setTimeout(resolve, OWN_TOKEN_RECHECK_MS + 50));
+      assert.equal(await status(otherBase), 401);
     });
     it("accept each other's tokens", async () => {
       const { tokens } = await signIn(base, personWith({ key: h.tokens.staff }));

@@ -118,6 +118,16 @@ describe('the web page signs in with the built-in authorization server', { skip 
       client_id: oauth?.clientId ?? '',
     });
     assert.equal(refresh.body.error, 'invalid_grant');
+    // The access token too, at once (DESIGN §4.16), as the page says.
+    const api = await fetch(`${base}/api/v1/workers?limit=1`, {
+      headers: { authorization: `Bearer ${oauth?.accessToken}` },
+    });
+    assert.equal(api.status, 401);
+    assert.match((await page.textContent('main')) ?? '', /You are signed out/);
+    assert.equal(new URL(page.url()).search, '', 'nothing of the sign-out left in the address');
+    // The server's own session ended too: signing in again asks for the key.
+    await page.click('#sign-in-oauth');
+    await page.waitForSelector('input[name=key]');
   });
 
   it('returns to sign-in with a message when the key behind the session is revoked', async () => {

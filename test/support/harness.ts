@@ -25,6 +25,16 @@ export interface HarnessOptions {
   quotaPerMinute?: number;
   /** Failed authentications a minute per address; off (0) unless a test asks, as the quota. */
   authFailuresPerMinute?: number;
+  /** Requests without a credential a minute per address; off (0) unless a test asks. */
+  anonymousPerMinute?: number;
+  /** Registrations an hour per address (the built-in server); off (0) unless a test asks. */
+  registrationsPerHour?: number;
+  /** VMS_READ_UNUSED_CLIENT_HOURS; the product's default unless a test asks. */
+  unusedClientHours?: number;
+  /** VMS_READ_TRUSTED_PROXIES. */
+  trustedProxies?: string[];
+  /** VMS_READ_PREFERRED_ISSUER. */
+  preferredIssuer?: string;
   /** Share the quota through this Redis (REDIS_URL). */
   redisUrl?: string;
   /** The app's pino options (default: no log). */
@@ -91,6 +101,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     secret: 'test-secret',
     quotaPerMinute: options.quotaPerMinute ?? 0,
     authFailuresPerMinute: options.authFailuresPerMinute ?? 0,
+    anonymousPerMinute: options.anonymousPerMinute ?? 0,
+    registrationsPerHour: options.registrationsPerHour ?? 0,
+    unusedClientHours: options.unusedClientHours,
+    trustedProxies: options.trustedProxies,
+    preferredIssuer: options.preferredIssuer,
     redisUrl: options.redisUrl,
     logger: options.logger,
     reportTimeoutMs: options.reportTimeoutMs,

@@ -83,3 +83,26 @@ export function assertToolError(result: CallToolResult, code: string): void {
   assert.deepEqual(Object.keys(body).sort(), ['error', 'request_id']);
   assert.equal(body.error.code, code);
 }
+
+/** A `tools/call` as a plain HTTP request to `/mcp` with `token`, no SDK in between. */
+export function rawToolCall(
+  base: string,
+  token: string,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Response> {
+  return fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    }),
+  });
+}

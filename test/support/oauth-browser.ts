@@ -1,3 +1,4 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type {
   OAuthDiscoveryState,
   OAuthClientMetadata,
@@ -25,9 +26,15 @@ export interface BrowsedTo {
  * by the provider itself), and stops where it is sent back to the client's redirect URI.
  */
 export class TestBrowser {
-  private readonly cookies = new Map<string, string>();
+  constructor(
+    private readonly answer: PageAnswer = () => null,
+    private readonly cookies = new Map<string, string>(),
+  ) {}
 
-  constructor(private readonly answer: PageAnswer = () => null) {}
+  /** The same browser (its cookies) with a person who answers pages otherwise. */
+  answering(answer: PageAnswer): TestBrowser {
+    return new TestBrowser(answer, this.cookies);
+  }
 
   async authorize(start: URL, redirectUri: string): Promise<URL> {
     const { callback, page } = await this.browse(start, redirectUri);
@@ -50,7 +57,11 @@ export class TestBrowser {
       for (const line of response.headers.getSetCookie()) {
         const [pair] = line.split(';');
         const at = pair.indexOf('=');
-        this.cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1));
+        const name = pair.slice(0, at).trim();
+        // A cookie set empty, or expired, is one the site removed.
+        if (pair.slice(at + 1) === '' || /expires=Thu, 01 Jan 1970/i.test(line))
+          this.cookies.delete(name);
+        else this.cookies.set(name, pair.slice(at + 1));
       }
       const location = response.headers.get('location');
       if (!location) {
@@ -160,4 +171,23 @@ export class TestOAuthHost implements OAuthClientProvider {
     this.callback = null;
     return callback.searchParams;
   }
+}
+
+/**
+ * An MCP host's first connection to `mcp` as the SDK makes it: refused (401), the person sent
+ * through sign-in by `host`'s browser, then connected with the tokens. The caller closes it.
+ */
+export async function connectSignedIn(mcp: URL, host: TestOAuthHost): Promise<Client> {
+  const first = new Client({ name: 'host', version: '1.0.0' });
+  await first.connect(new StreamableHTTPClientTransport(mcp, { authProvider: host })).then(
+    () => {
+      throw new Error('connected without signing in');
+    },
+    () => undefined,
+  );
+  const transport = new StreamableHTTPClientTransport(mcp, { authProvider: host });
+  await transport.finishAuth(host.takeCallback());
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
 }

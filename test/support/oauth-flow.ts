@@ -113,10 +113,22 @@ export async function signIn(
   return { client, tokens: tokens.body, code, verifier };
 }
 
-/** A JWT's claims, read without checking (the tests check what the server issued). */
-export function claimsOf(jwt: string): Record<string, unknown> {
-  return JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as Record<
-    string,
-    unknown
-  >;
+/** A refresh at the token endpoint, for a public client. */
+export function refreshRequest(base: string, client: RegisteredClient, refreshToken: string) {
+  return tokenRequest(base, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: client.client_id,
+  });
+}
+
+/** RFC 7009 revocation of `token` by a public client: the HTTP status. */
+export async function revokeRequest(base: string, token: string, clientId: string) {
+  const response = await fetch(`${base}/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, client_id: clientId }),
+  });
+  await response.arrayBuffer();
+  return response.status;
 }

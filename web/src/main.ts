@@ -5,6 +5,7 @@ import {
   finishSignIn,
   loadSettings,
   signedInWithOAuth,
+  SIGNED_OUT_STATE,
   type SignInSettings,
 } from './sign-in/oauth-session.js';
 import { signInView } from './sign-in/sign-in-view.js';
@@ -141,11 +142,15 @@ async function route(problem?: HTMLElement): Promise<void> {
   main.focus();
 }
 
+/** Said on the sign-in card after Sign out. */
+const signedOut = () => h('p', { class: 'notice', role: 'status' }, 'You are signed out.');
+
 signOutButton.addEventListener('click', () => {
   turn++;
   signOut();
   session = null;
-  void endOAuthSession().then(() => route());
+  // The server ends its own sign-in in this browser too, then sends the browser back here.
+  void endOAuthSession(true).then((end) => (end ? location.assign(end) : route(signedOut())));
 });
 window.addEventListener('hashchange', () => void route());
 
@@ -165,6 +170,12 @@ async function start(): Promise<void> {
     isLoopback(own.hostname)
   ) {
     location.replace(`${own.href}${location.search}${location.hash}`);
+    return;
+  }
+  const here = new URL(location.href);
+  if (here.searchParams.get('state') === SIGNED_OUT_STATE && !here.searchParams.has('code')) {
+    history.replaceState(null, '', '/app');
+    await route(signedOut());
     return;
   }
   try {

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
-import { ReportTimeoutError, StoreUnavailableError } from '../../errors.js';
+import { ReportTimeoutError, StoreBusyError, StoreUnavailableError } from '../../errors.js';
 import type { VersionedWrite } from '../load/load.js';
 import type { WriteSession } from '../load/write-session.js';
 import { MIGRATIONS } from '../schema.js';
@@ -31,11 +31,15 @@ const QUERY_CANCELED = '57014';
  * the client side) is StoreUnavailableError (503); a report cancelled by its statement_timeout is
  * ReportTimeoutError; a point query cancelled by the server's statement_timeout is unavailable.
  */
+/** `FOR UPDATE NOWAIT` met a lock another transaction holds (an import's). */
+const LOCK_NOT_AVAILABLE = '55P03';
+
 function translate(error: unknown, report = false): Error {
   const code = (error as { code?: string }).code;
   const message = (error as Error).message ?? '';
   if (code === QUERY_CANCELED)
     return report ? new ReportTimeoutError() : new StoreUnavailableError(message);
+  if (code === LOCK_NOT_AVAILABLE) return new StoreBusyError(message);
   if (
     (code && UNAVAILABLE_CODES.has(code)) ||
     /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error|Query read timeout/i.test(
@@ -279,7 +283,7 @@ export class PostgresStore extends SqlStore {
    * long as their data): the data version's row is locked FOR UPDATE at once, so loads commit
    * their versions one after another, in order, and a reader never sees version v+1 without v.
    */
-  protected async beginWrite(): Promise<VersionedWrite> {
+  protected async beginWrite({ waits } = { waits: true }): Promise<VersionedWrite> {
     const client = await this.adminClient();
     const query = async (sql: string, params: readonly unknown[] = []) => {
       try {
@@ -301,7 +305,7 @@ export class PostgresStore extends SqlStore {
     try {
       await client.query('BEGIN');
       const { rows } = await client.query(
-        "SELECT value FROM meta WHERE key = 'data_version' FOR UPDATE",
+        `SELECT value FROM meta WHERE key = 'data_version' FOR UPDATE${waits ? '' : ' NOWAIT'}`,
       );
       const session: WriteSession = {
         dialect: this.dialect,

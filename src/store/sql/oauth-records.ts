@@ -50,6 +50,8 @@ export interface OAuthRecords {
   /** Inserts or replaces a record (consumed_at kept as it was). */
   saveOAuthRecord(record: Omit<OAuthRecord, 'consumedAt'>): Promise<void>;
   consumeOAuthRecord(model: string, id: string, at: number): Promise<void>;
+  /** Clears a record's expiry: it is kept until destroyed. */
+  keepOAuthRecord(model: string, id: string): Promise<void>;
   destroyOAuthRecord(model: string, id: string): Promise<void>;
   /** Removes every record of a grant (its codes, refresh tokens, the grant itself). */
   revokeOAuthGrant(grantId: string): Promise<void>;
@@ -118,6 +120,12 @@ export function oauthRecords(sql: OAuthSql): OAuthRecords {
     async consumeOAuthRecord(model, id, at) {
       await sql.run('UPDATE oauth_records SET consumed_at = ? WHERE model = ? AND id = ?', [
         at,
+        model,
+        id,
+      ]);
+    },
+    async keepOAuthRecord(model, id) {
+      await sql.run('UPDATE oauth_records SET expires_at = NULL WHERE model = ? AND id = ?', [
         model,
         id,
       ]);

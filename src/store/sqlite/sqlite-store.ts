@@ -11,6 +11,8 @@ import { sqliteDialect } from './sqlite-dialect.js';
 import { SqlStore } from '../sql-store.js';
 import type { FactSnapshot, PoolState, Row } from '../store.js';
 import { ReportPool, REPORT_WORKERS } from './report-pool.js';
+import { openOAuthFile, type OAuthFile } from './oauth-file.js';
+import type { OAuthSql } from '../sql/oauth-records.js';
 
 /** SQLite's page cache (KiB) for reads, and while a load writes. */
 const DEFAULT_CACHE_KB = 2000;
@@ -87,6 +89,13 @@ export class SqliteStore extends SqlStore {
     return this.prepare(sql).run(...params).changes;
   }
 
+  private oauthFile: OAuthFile | null = null;
+
+  /** The authorization server's records, in their own file (oauth-file.ts: never behind an import). */
+  protected override oauthSql(): OAuthSql {
+    return (this.oauthFile ??= openOAuthFile(this.path, this.db));
+  }
+
   /**
    * better-sqlite3 waits for a lock synchronously, holding the whole server still: this write
    * does not wait (busy_timeout 0 for it alone) and is StoreBusyError while another process
@@ -96,9 +105,17 @@ export class SqliteStore extends SqlStore {
     sql: string,
     params: readonly unknown[],
   ): Promise<number> {
+    return this.withoutWaiting(() => this.prepare(sql).run(...params).changes);
+  }
+
+  /**
+   * Runs `write` with busy_timeout 0: SQLITE_BUSY (another process, an import, holds the write
+   * lock) is StoreBusyError at once, never a synchronous wait that holds the server still.
+   */
+  private withoutWaiting<T>(write: () => T): T {
     this.db.pragma('busy_timeout = 0');
     try {
-      return this.prepare(sql).run(...params).changes;
+      return write();
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_BUSY')
         throw new StoreBusyError('another process is writing to the database');
@@ -175,6 +192,7 @@ export class SqliteStore extends SqlStore {
 
   async close(): Promise<void> {
     await this.reports?.close();
+    this.oauthFile?.close();
     this.statements.clear();
     if (this.options.bulk && this.db.open) this.db.pragma('journal_mode = WAL');
     if (this.db.open) this.db.close();
@@ -228,14 +246,18 @@ export class SqliteStore extends SqlStore {
    * BEGIN IMMEDIATE takes SQLite's write lock at once, so the version read here is the one this
    * transaction replaces: loads, refreshes and clears are serialised across processes.
    */
-  protected async beginWrite(): Promise<VersionedWrite> {
+  protected async beginWrite({ waits } = { waits: true }): Promise<VersionedWrite> {
     // A load touches pages all over the tables' indexes: a page cache of 32 MB while it runs
     // (SQLite's default is 2 MB) keeps a large one's index pages at hand, in bounded memory.
     this.db.pragma(`cache_size = -${LOAD_CACHE_KB}`);
     // A seed's sorts (index builds, facts in key order) may use helper threads; an import's do
     // not: for an import they cost 100 MB more at a million rows and saved nothing.
     this.db.pragma(`threads = ${this.options.bulk ? 4 : 0}`);
-    this.db.exec('BEGIN IMMEDIATE');
+    if (waits) this.db.exec('BEGIN IMMEDIATE');
+    else
+      this.withoutWaiting(() => {
+        this.db.exec('BEGIN IMMEDIATE');
+      });
     const stored = this.prepare("SELECT value FROM meta WHERE key = 'data_version'").get() as
       { value: string } | undefined;
     const session: WriteSession = {
@@ -257,7 +279,9 @@ export class SqliteStore extends SqlStore {
         // Committed: what follows only tidies up, and SQLite does it again later if it fails here.
         try {
           this.db.pragma('optimize');
-          if (!this.options.bulk) this.db.pragma('wal_checkpoint(TRUNCATE)');
+          // TRUNCATE waits for every reader (a server's long report); a server's own write
+          // (`waits: false`) leaves the log to SQLite's automatic checkpoints instead.
+          if (!this.options.bulk && waits) this.db.pragma('wal_checkpoint(TRUNCATE)');
         } catch {
           // Left to SQLite's automatic checkpoints and the next optimize.
         }

@@ -178,22 +178,37 @@ export async function currentAccessToken(settings: SignInSettings): Promise<stri
   }
 }
 
-/** Signs out: the tokens are forgotten here and revoked at the authorization server. */
-export async function endOAuthSession(): Promise<void> {
+/** What the page asks the server to add when it comes back from a sign-out. */
+export const SIGNED_OUT_STATE = 'signed-out';
+
+/**
+ * Signs out: the tokens are forgotten here and revoked at the authorization server (which ends
+ * them at once, DESIGN §4.16). With `endServerSession` (the person pressed Sign out), also where to
+ * send the browser so the server ends its own sign-in in this browser (RP-initiated logout), when
+ * the server offers it: otherwise the next Sign in would go straight through without a key.
+ */
+export async function endOAuthSession(endServerSession = false): Promise<string | null> {
   const tokens = read<Tokens>(TOKENS);
   sessionStorage.removeItem(TOKENS);
-  if (!tokens) return;
+  if (!tokens) return null;
   try {
     const { as, options } = await serverOf(tokens.issuer);
-    if (!as.revocation_endpoint) return;
     const client: oauth.Client = { client_id: tokens.clientId };
-    for (const token of [tokens.refreshToken, tokens.accessToken]) {
-      if (!token) continue;
-      await oauth.processRevocationResponse(
-        await oauth.revocationRequest(as, client, oauth.None(), token, options),
-      );
-    }
+    if (as.revocation_endpoint)
+      for (const token of [tokens.refreshToken, tokens.accessToken]) {
+        if (!token) continue;
+        await oauth.processRevocationResponse(
+          await oauth.revocationRequest(as, client, oauth.None(), token, options),
+        );
+      }
+    if (!endServerSession || typeof as.end_session_endpoint !== 'string') return null;
+    const end = new URL(as.end_session_endpoint);
+    end.searchParams.set('client_id', tokens.clientId);
+    end.searchParams.set('post_logout_redirect_uri', redirectUri());
+    end.searchParams.set('state', SIGNED_OUT_STATE);
+    return end.href;
   } catch {
     // Signed out here whatever the server says; an unrevoked access token expires on its own.
+    return null;
   }
 }

@@ -1,0 +1,153 @@
+/**
+ * Authorization requests from anyone (DESIGN §4.16): not an open redirector (a new client's
+ * failing request before a person signed in shows a page); a request's parameters bounded in size;
+ * a plain OAuth client's `offline_access` gives a refresh token without `prompt=consent`; the
+ * consent page names where an app's own scheme sends the person back; the provider's URLs are
+ * the issuer's whatever Host or X-Forwarded-Host a client sends. Both stores.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MAX_AUTHORIZATION_QUERY } from '../../src/oauth-server/mount.js';
+import { whereBack } from '../../src/oauth-server/interactions.js';
+import { DIALECTS, startHarness, type Harness } from '../support/harness.js';
+import { personWith, TestBrowser } from '../support/oauth-browser.js';
+import { authorize, registerClient, signIn } from '../support/oauth-flow.js';
+
+describe('where the consent page says the app sends the person back', () => {
+  it('names a web origin, and an app scheme with its authority, never "null"', () => {
+    assert.equal(whereBack('https://claude.ai/api/mcp/auth_callback'), 'https://claude.ai');
+    assert.equal(whereBack('http://127.0.0.1:33418/cb'), 'http://127.0.0.1:33418');
+    assert.equal(
+      whereBack('cursor://anysphere.cursor-retrieval/oauth/callback'),
+      'cursor://anysphere.cursor-retrieval',
+    );
+    assert.equal(whereBack('com.example.app:/oauth2redirect'), 'com.example.app:');
+  });
+});
+
+for (const dialect of DIALECTS)
+  describe(`authorization requests from anyone (${dialect})`, () => {
+    let h: Harness;
+    let base = '';
+    before(async () => {
+      h = await startHarness({ dialect, oauthServer: true });
+      base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    });
+    after(() => h.close());
+    const staff = () => personWith({ key: h.tokens.staff });
+
+    it('shows a page, not a redirect, when a new client’s request fails before anyone signed in', async () => {
+      const target = 'https://attacker.example/landing';
+      const client = await registerClient(base, { redirect_uris: [target] });
+      for (const params of [
+        { code_challenge: undefined },
+        { scope: 'read:workforce bogus\u0001scope' },
+        { response_type: 'token' },
+        { code_challenge_method: 'plain' },
+      ]) {
+        const url = new URL(`${base}/oauth/authorize`);
+        const query = {
+          response_type: 'code',
+          client_id: client.client_id,
+          redirect_uri: target,
+          scope: 'read:workforce',
+          state: 's',
+          code_challenge: 'x'.repeat(43),
+          code_challenge_method: 'S256',
+          ...params,
+        };
+        for (const [name, value] of Object.entries(query))
+          if (value !== undefined) url.searchParams.set(name, value);
+        for (const response_mode of [undefined, 'fragment', 'form_post']) {
+          if (response_mode) url.searchParams.set('response_mode', response_mode);
+          const answer = await fetch(url, { redirect: 'manual' });
+          const body = await answer.text();
+          assert.equal(answer.headers.get('location'), null, `${url}`);
+          assert.equal(answer.status, 400, `${url}: ${body}`);
+          assert.doesNotMatch(body, /attacker\.example/);
+        }
+      }
+    });
+
+    it('redirects a failing request once a person has signed in, or once the client had a grant', async () => {
+      const browser = new TestBrowser(staff());
+      // A person signs in through another app in this browser: the server has a session.
+      const other = await registerClient(base);
+      await authorize(base, browser, { client: other });
+      const fresh = await registerClient(base);
+      const { callback } = await authorize(base, browser, {
+        client: fresh,
+        params: { code_challenge: undefined, code_challenge_method: undefined },
+      });
+      assert.equal(callback?.searchParams.get('error'), 'invalid_request');
+      // A client that had a grant, in a browser with no session.
+      const { client } = await signIn(base, staff());
+      const again = await authorize(base, new TestBrowser(staff()), {
+        client,
+        params: { code_challenge: undefined, code_challenge_method: undefined },
+      });
+      assert.equal(again.callback?.searchParams.get('error'), 'invalid_request');
+    });
+
+    it('refuses an authorization request whose parameters pass 4 KiB, with a page', async () => {
+      const client = await registerClient(base);
+      const { page, callback } = await authorize(base, new TestBrowser(staff()), {
+        client,
+        params: { state: 's'.repeat(MAX_AUTHORIZATION_QUERY) },
+      });
+      assert.equal(callback, null);
+      assert.equal(page?.status, 400);
+      assert.match(page?.html ?? '', /too long/);
+      // Just under it: the sign-in goes on.
+      const fits = await authorize(base, new TestBrowser(staff()), {
+        client,
+        params: { state: 's'.repeat(MAX_AUTHORIZATION_QUERY - 1000) },
+      });
+      assert.ok(fits.callback?.searchParams.get('code'));
+    });
+
+    it('gives a plain OAuth client asking for offline_access a refresh token without prompt=consent', async () => {
+      const plain = await signIn(base, staff(), {
+        scope: 'read:workforce offline_access',
+        params: { prompt: undefined },
+      });
+      assert.ok(plain.tokens.refresh_token, JSON.stringify(plain.tokens));
+      // An OpenID Connect request keeps OpenID's rule: offline_access needs prompt=consent.
+      const oidc = await signIn(base, staff(), {
+        scope: 'openid read:workforce offline_access',
+        params: { prompt: undefined },
+      });
+      assert.equal(oidc.tokens.refresh_token, undefined);
+    });
+
+    it('says where an app’s own scheme sends the person back', async () => {
+      const redirect = 'cursor://anysphere.cursor-retrieval/oauth/callback';
+      const client = await registerClient(base, { redirect_uris: [redirect] });
+      const pages: string[] = [];
+      await authorize(
+        base,
+        new TestBrowser((page) => {
+          pages.push(page.html);
+          return staff()(page);
+        }),
+        { client },
+      );
+      const consent = pages.find((html) => html.includes('name="decision"')) ?? '';
+      assert.match(
+        consent,
+        /send you back to <code>cursor:\/\/anysphere\.cursor-retrieval<\/code>/,
+      );
+      assert.doesNotMatch(consent, /<code>null<\/code>/);
+    });
+
+    it('makes its URLs from its issuer, whatever Host or X-Forwarded-Host says', async () => {
+      const metadata = (await (
+        await fetch(`${base}/.well-known/oauth-authorization-server`, {
+          headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+        })
+      ).json()) as Record<string, string>;
+      assert.equal(metadata.issuer, base);
+      assert.equal(metadata.authorization_endpoint, `${base}/oauth/authorize`);
+      assert.equal(metadata.token_endpoint, `${base}/oauth/token`);
+    });
+  });
