@@ -31,6 +31,13 @@ export const ADDRESS_BOUNDS = {
     windowMs: 3_600_000,
     counts: 'clients registered at /oauth/register (RFC 7591)',
   },
+  authorizations: {
+    variable: 'VMS_READ_AUTHORIZATIONS_PER_HOUR',
+    limit: 300,
+    windowMs: 3_600_000,
+    counts:
+      'authorization requests started at /oauth/authorize (each keeps its parameters until it ends or expires, ten minutes later)',
+  },
   requestsWithoutCredential: {
     variable: 'VMS_READ_ANONYMOUS_PER_MINUTE',
     limit: 600,

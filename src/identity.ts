@@ -32,8 +32,9 @@ export interface IdentityOptions {
   preferredIssuer?: string;
   /** The organisation's server the page signs in with (VMS_READ_WEB_ISSUER). */
   webSignIn?: { issuer: string };
-  /** VMS_READ_REGISTRATIONS_PER_HOUR and VMS_READ_UNUSED_CLIENT_HOURS. */
+  /** VMS_READ_REGISTRATIONS_PER_HOUR, VMS_READ_AUTHORIZATIONS_PER_HOUR, VMS_READ_UNUSED_CLIENT_HOURS. */
   registrationsPerHour?: number;
+  authorizationsPerHour?: number;
   unusedClientHours?: number;
 }
 
@@ -85,6 +86,7 @@ export async function setUpIdentity(
           demoAccounts: options.demoAccounts,
           fetch: options.oauthFetch,
           registrationsPerHour: options.registrationsPerHour,
+          authorizationsPerHour: options.authorizationsPerHour,
           unusedClientHours: options.unusedClientHours,
           onRecordsEnded: () => ownTokens?.ended(),
         }

@@ -25,6 +25,8 @@ export interface AddressBoundsConfig {
   registrationsPerHour: number;
   /** VMS_READ_ANONYMOUS_PER_MINUTE: requests without a credential a minute, default 600. */
   anonymousPerMinute: number;
+  /** VMS_READ_AUTHORIZATIONS_PER_HOUR: authorization requests started an hour, default 300. */
+  authorizationsPerHour: number;
 }
 
 /**
@@ -96,5 +98,6 @@ export function addressBoundsOf(env: Env): AddressBoundsConfig {
     authFailuresPerMinute: bound('failedAuthentications', 'failures'),
     registrationsPerHour: bound('registrations', 'registrations'),
     anonymousPerMinute: bound('requestsWithoutCredential', 'requests'),
+    authorizationsPerHour: bound('authorizations', 'authorization requests'),
   };
 }

@@ -83,8 +83,9 @@ export interface ServiceOptions {
   trustedProxies?: readonly string[];
   /** VMS_READ_ANONYMOUS_PER_MINUTE: requests without a credential an address may make a minute. */
   anonymousPerMinute?: number;
-  /** VMS_READ_REGISTRATIONS_PER_HOUR and VMS_READ_UNUSED_CLIENT_HOURS (the built-in server). */
+  /** VMS_READ_REGISTRATIONS_PER_HOUR, _AUTHORIZATIONS_PER_HOUR, _UNUSED_CLIENT_HOURS (the built-in server). */
   registrationsPerHour?: number;
+  authorizationsPerHour?: number;
   unusedClientHours?: number;
   /** VMS_READ_PREFERRED_ISSUER: the authorization server MCP hosts are sent to first. */
   preferredIssuer?: string;
@@ -129,6 +130,7 @@ export function serviceSettings(
   | 'trustedProxies'
   | 'anonymousPerMinute'
   | 'registrationsPerHour'
+  | 'authorizationsPerHour'
   | 'unusedClientHours'
   | 'preferredIssuer'
 > {
@@ -162,6 +164,7 @@ export function serviceSettings(
     trustedProxies: config.trustedProxies,
     anonymousPerMinute: config.anonymousPerMinute,
     registrationsPerHour: config.registrationsPerHour,
+    authorizationsPerHour: config.authorizationsPerHour,
     unusedClientHours: config.unusedClientHours,
     preferredIssuer: config.preferredIssuer,
   };

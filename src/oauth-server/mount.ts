@@ -51,6 +51,8 @@ export interface AuthorizationServerMount {
   failures?: AddressWindows;
   /** VMS_READ_REGISTRATIONS_PER_HOUR; default ADDRESS_BOUNDS'. */
   registrationsPerHour?: number;
+  /** VMS_READ_AUTHORIZATIONS_PER_HOUR; default ADDRESS_BOUNDS'. */
+  authorizationsPerHour?: number;
   /** VMS_READ_UNUSED_CLIENT_HOURS: how long a registered client may wait for its first grant. */
   unusedClientHours?: number;
   /** Told whenever records were removed (a token revoked, a grant ended). */
@@ -89,6 +91,10 @@ export async function mountAuthorizationServer(
   const registrations = new AddressWindows(
     mount.registrationsPerHour ?? ADDRESS_BOUNDS.registrations.limit,
     ADDRESS_BOUNDS.registrations.windowMs,
+  );
+  const authorizations = new AddressWindows(
+    mount.authorizationsPerHour ?? ADDRESS_BOUNDS.authorizations.limit,
+    ADDRESS_BOUNDS.authorizations.windowMs,
   );
   let made: Provider | null = null;
   const provider = async () => {
@@ -192,17 +198,31 @@ export async function mountAuthorizationServer(
             { 'retry-after': String(wait) },
           );
       }
-      if (path === OAUTH_ROUTES.authorization && query.length > MAX_AUTHORIZATION_QUERY)
-        return reply
-          .code(400)
-          .headers({ 'content-security-policy': PAGES_CSP })
-          .type('text/html; charset=utf-8')
-          .send(
-            errorPage(
-              'This sign-in request is too long',
-              `An authorization request is at most ${MAX_AUTHORIZATION_QUERY} characters of parameters. Go back to the app.`,
-            ),
+      if (path === OAUTH_ROUTES.authorization) {
+        // Each authorization request is kept until it ends (an interaction, ten minutes): its
+        // size and how many one address starts are bounded.
+        const refuse = (status: number, title: string, text: string) =>
+          reply
+            .code(status)
+            .headers({ 'content-security-policy': PAGES_CSP })
+            .type('text/html; charset=utf-8')
+            .send(errorPage(title, text));
+        if (query.length > MAX_AUTHORIZATION_QUERY)
+          return refuse(
+            400,
+            'This sign-in request is too long',
+            `An authorization request is at most ${MAX_AUTHORIZATION_QUERY} characters of parameters. Go back to the app.`,
           );
+        const wait = await authorizations.take(address);
+        if (wait > 0) {
+          reply.header('retry-after', String(wait));
+          return refuse(
+            429,
+            'Too many sign-ins from here',
+            `This address started too many sign-ins this hour. Try again in ${Math.ceil(wait / 60)} minutes.`,
+          );
+        }
+      }
     });
     const answer = async (request: FastifyRequest, reply: FastifyReply, path?: string) => {
       const callback = (await provider()).callback();

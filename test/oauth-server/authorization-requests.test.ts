@@ -13,6 +13,9 @@ import { DIALECTS, startHarness, type Harness } from '../support/harness.js';
 import { personWith, TestBrowser } from '../support/oauth-browser.js';
 import { authorize, registerClient, signIn } from '../support/oauth-flow.js';
 
+/** Authorization requests an address may start an hour here (the tests' own requests are apart). */
+const AUTHORIZATIONS = 3;
+
 describe('where the consent page says the app sends the person back', () => {
   it('names a web origin, and an app scheme with its authority, never "null"', () => {
     assert.equal(whereBack('https://claude.ai/api/mcp/auth_callback'), 'https://claude.ai');
@@ -151,3 +154,40 @@ for (const dialect of DIALECTS)
       assert.equal(metadata.token_endpoint, `${base}/oauth/token`);
     });
   });
+
+describe('authorization requests per address', () => {
+  let h: Harness;
+  let base = '';
+  before(async () => {
+    h = await startHarness({
+      oauthServer: true,
+      authorizationsPerHour: AUTHORIZATIONS,
+      trustedProxies: ['127.0.0.1'],
+    });
+    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  after(() => h.close());
+
+  it('bounds the authorization requests one address starts, its real one behind the proxy', async () => {
+    const client = await registerClient(base);
+    const start = (address: string) =>
+      fetch(
+        `${base}/oauth/authorize?${new URLSearchParams({
+          response_type: 'code',
+          client_id: client.client_id,
+          redirect_uri: client.redirect_uris[0],
+          scope: 'read:workforce',
+          code_challenge: 'x'.repeat(43),
+          code_challenge_method: 'S256',
+        })}`,
+        { redirect: 'manual', headers: { 'x-forwarded-for': address } },
+      );
+    for (let i = 0; i < AUTHORIZATIONS; i++)
+      assert.equal((await start('203.0.113.60')).status, 303, `request ${i + 1}`);
+    const refused = await start('203.0.113.60');
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
+    assert.match(await refused.text(), /Too many sign-ins from here/);
+    assert.equal((await start('203.0.113.61')).status, 303, 'another address');
+  });
+});

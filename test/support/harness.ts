@@ -29,6 +29,8 @@ export interface HarnessOptions {
   anonymousPerMinute?: number;
   /** Registrations an hour per address (the built-in server); off (0) unless a test asks. */
   registrationsPerHour?: number;
+  /** Authorization requests an hour per address (the built-in server); off (0) unless a test asks. */
+  authorizationsPerHour?: number;
   /** VMS_READ_UNUSED_CLIENT_HOURS; the product's default unless a test asks. */
   unusedClientHours?: number;
   /** VMS_READ_TRUSTED_PROXIES. */
@@ -103,6 +105,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     authFailuresPerMinute: options.authFailuresPerMinute ?? 0,
     anonymousPerMinute: options.anonymousPerMinute ?? 0,
     registrationsPerHour: options.registrationsPerHour ?? 0,
+    authorizationsPerHour: options.authorizationsPerHour ?? 0,
     unusedClientHours: options.unusedClientHours,
     trustedProxies: options.trustedProxies,
     preferredIssuer: options.preferredIssuer,
