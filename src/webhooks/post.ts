@@ -2,8 +2,8 @@
  * One webhook request (DESIGN §4.14): POST the body to the URL and say what came back, on node's
  * own http and https clients. The safety rules of a delivery live here:
  *
- * - every address the host resolves to when the connection is made is checked again
- *   (`isPublicAddress`), so a name that resolved to a public address at `webhook create` and to
+ * - every address the host is or resolves to when the connection is made is checked again
+ *   (`addressRefusal`, the check `webhook create` made), so a name that resolved to a public address at `webhook create` and to
  *   a private one now is refused before any byte is sent (DNS rebinding);
  * - redirects are never followed (node's clients do not): a 3xx is an answer like any non-2xx;
  * - at most `maxResponseBytes` of the answer are read, then the connection is dropped;
@@ -16,7 +16,7 @@ import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import ipaddr from 'ipaddr.js';
-import { isPublicAddress } from './addresses.js';
+import { addressRefusal, hostOf } from './addresses.js';
 
 export interface PostOptions {
   allowInsecure: boolean;
@@ -51,17 +51,9 @@ function checkedLookup(options: PostOptions) {
         );
     resolved.then(
       (addresses) => {
-        const inside = addresses.find((a) => !isPublicAddress(a));
-        if (!options.allowInsecure && inside !== undefined) {
-          callback(
-            Object.assign(
-              new Error(`${host} resolves to ${inside}, which is not a public address`),
-              {
-                code: 'EWEBHOOKADDRESS',
-              },
-            ),
-            '',
-          );
+        const refusal = options.allowInsecure ? null : addressRefusal(host, addresses);
+        if (refusal !== null) {
+          callback(Object.assign(new Error(refusal), { code: 'EWEBHOOKADDRESS' }), '');
           return;
         }
         if (addresses.length === 0) {
@@ -91,9 +83,11 @@ export async function postWebhook(
 ): Promise<PostOutcome> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxResponseBytes = options.maxResponseBytes ?? 4096;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowInsecure && ipaddr.isValid(host) && !isPublicAddress(host))
-    return { error: `${host} is not a public address` };
+  // A literal is connected to without a lookup: it is checked here.
+  const host = hostOf(url);
+  const refusal =
+    !options.allowInsecure && ipaddr.isValid(host) ? addressRefusal(host, [host]) : null;
+  if (refusal !== null) return { error: refusal };
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<PostOutcome>((resolve) => {
     let settled = false;
