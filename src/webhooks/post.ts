@@ -6,7 +6,8 @@
  *   (`addressRefusal`, the check `webhook create` made), so a name that resolved to a public address at `webhook create` and to
  *   a private one now is refused before any byte is sent (DNS rebinding);
  * - redirects are never followed (node's clients do not): a 3xx is an answer like any non-2xx;
- * - at most `maxResponseBytes` of the answer are read, then the connection is dropped;
+ * - at most `maxResponseBytes` of the answer are read, then the connection is dropped; what it
+ *   said is counted, never kept (a receiver may echo the body, names included: DESIGN §4.13);
  * - the whole exchange is bounded by `timeoutMs`.
  *
  * `allowInsecure` (VMS_READ_WEBHOOK_ALLOW_INSECURE=1) lifts the address rules, for tests and
@@ -30,8 +31,11 @@ export interface PostOptions {
   signal?: AbortSignal;
 }
 
-/** What a request came to: an HTTP status, or why there was none. */
-export type PostOutcome = { status: number; body: string } | { error: string };
+/**
+ * What a request came to: an HTTP status and the size of the answer read (at most
+ * `maxResponseBytes`), or why there was none.
+ */
+export type PostOutcome = { status: number; bytes: number } | { error: string };
 
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
@@ -124,17 +128,12 @@ export async function postWebhook(
       }),
     );
     request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let held = 0;
+      let read = 0;
       const done = () =>
-        settle({
-          status: response.statusCode ?? 0,
-          body: Buffer.concat(chunks).toString('utf8').slice(0, maxResponseBytes),
-        });
+        settle({ status: response.statusCode ?? 0, bytes: Math.min(read, maxResponseBytes) });
       response.on('data', (chunk: Buffer) => {
-        if (held < maxResponseBytes) chunks.push(chunk.subarray(0, maxResponseBytes - held));
-        held += chunk.length;
-        if (held >= maxResponseBytes) done();
+        read += chunk.length;
+        if (read >= maxResponseBytes) done();
       });
       response.on('end', done);
       response.on('error', done);

@@ -14,7 +14,7 @@ import { principalOfKey } from '../auth/key-principal.js';
 import { liveKey } from '../auth/tokens.js';
 import type { WebhookMeters } from '../metrics/webhook-metrics.js';
 import type { Executor } from '../operations/executor.js';
-import type { PendingDelivery } from '../store/sql/webhook-progress.js';
+import type { DeliveryAttempt, PendingDelivery } from '../store/sql/webhook-progress.js';
 import type { WebhookState, WebhookSubscription } from '../store/sql/webhook-subscriptions.js';
 import type { Store } from '../store/store.js';
 import { checkUrlForm } from './addresses.js';
@@ -72,19 +72,14 @@ export interface DeliveryContext {
   claimed(): void;
 }
 
-/** How much of a refusing receiver's answer the attempt log keeps. */
-const ANSWER_KEPT = 200;
-
-/** What one try came to, as the attempt log keeps it. */
-function describe(outcome: PostOutcome): { status: number | null; error: string | null } {
-  if ('error' in outcome) return { status: null, error: outcome.error };
-  const ok = outcome.status >= 200 && outcome.status < 300;
-  // A refusal's first words, on one line of printable text: the log is read by people.
-  const said = outcome.body
-    .replace(/[^\x20-\x7e]+/g, ' ')
-    .trim()
-    .slice(0, ANSWER_KEPT);
-  return { status: outcome.status, error: ok || said === '' ? null : said };
+/**
+ * What one try came to, as the attempt log keeps it: the answer's status and size, or why there
+ * was none. Never what the receiver said: it may echo the body, names included, which an erasure
+ * must be able to reach (DESIGN §4.13); its status says what the log needs.
+ */
+function describe(outcome: PostOutcome): Pick<DeliveryAttempt, 'status' | 'answerBytes' | 'error'> {
+  if ('error' in outcome) return { status: null, answerBytes: null, error: outcome.error };
+  return { status: outcome.status, answerBytes: outcome.bytes, error: null };
 }
 
 export class SubscriptionDelivery {
@@ -197,8 +192,14 @@ export class SubscriptionDelivery {
     if ('error' in outcome && outcome.error === STOPPED && this.context.signal.aborted)
       return 'stopped';
     const ended = this.context.now();
-    const { status, error } = describe(outcome);
-    const verdict = judgeAttempt(status, pending.attempts, pending.firstFailedAt, ended, retryMs);
+    const answer = describe(outcome);
+    const verdict = judgeAttempt(
+      answer.status,
+      pending.attempts,
+      pending.firstFailedAt,
+      ended,
+      retryMs,
+    );
     this.context.deps.meters?.attempted(verdict.next, (ended - started) / 1000);
     const firstFailedAt = pending.firstFailedAt ?? started;
     // The log is for people: a busy store that refuses its line does not hold the delivery up.
@@ -209,8 +210,7 @@ export class SubscriptionDelivery {
       at: started,
       dataVersion: pending.dataVersion,
       items: pending.items,
-      status,
-      error,
+      ...answer,
       ms: ended - started,
       outcome: verdict.next,
     });
