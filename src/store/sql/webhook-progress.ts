@@ -160,11 +160,12 @@ const NO_PENDING = `message_id = NULL, body = NULL, data_version = NULL, next_po
   items = NULL, attempts = 0, pending_since = NULL, first_failed_at = NULL, next_attempt_at = NULL`;
 
 /**
- * Drops the waiting deliveries whose body names `id` (an erased worker, DESIGN §4.13): their
- * text may hold what was erased. Each is built again from the store, from the same place in the
- * feed, with a new id. Runs in the erasure's write transaction.
+ * Drops the waiting deliveries whose body holds a text (an erased worker's id as a JSON string,
+ * DESIGN §4.13; the parameter a `LIKE … ESCAPE '\'` pattern): their text may hold what was
+ * erased. Each is built again from the store, from the same place in the feed, with a new id.
+ * Runs in the erasure's write transaction.
  */
-export const DROP_PENDING_NAMING = `UPDATE webhook_progress SET ${NO_PENDING} WHERE body LIKE ?`;
+export const DROP_PENDING_NAMING = `UPDATE webhook_progress SET ${NO_PENDING} WHERE body LIKE ? ESCAPE '\\'`;
 
 /** The DeliveryRecords part, written once for both stores. */
 export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
