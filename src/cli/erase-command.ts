@@ -9,11 +9,13 @@ export const eraseCommand = defineCommand({
   summary: "erase a worker's personal data (name and email)",
   description:
     "Replaces worker ID's name by (erased) and its email by nothing, as a new data\n" +
-    'version (the change feed shows the worker changed), and scrubs the old text out of\n' +
-    'the database files (SQLite: the freed space is zeroed and the write-ahead log\n' +
-    'truncated; PostgreSQL: the workers table is rewritten). Timesheets, invoices and\n' +
-    'reports are left as they are. stdout gets JSON: {workspace, worker, erased,\n' +
-    'changed, dataVersion}. An unknown workspace or worker exits 2.',
+    'version (the change feed shows the worker changed); drops the webhook deliveries\n' +
+    'waiting to be sent that name the worker (built again, erased) and the sign-in\n' +
+    "server's records holding its name or email; then scrubs the old text out of the\n" +
+    'database files (SQLite: the freed space is zeroed and the write-ahead log\n' +
+    'truncated; PostgreSQL: every table that can hold it is rewritten). Timesheets,\n' +
+    'invoices and reports are left as they are. stdout gets JSON: {workspace, worker,\n' +
+    'erased, changed, dataVersion}. An unknown workspace or worker exits 2.',
   flags: {
     db: DB_FLAG,
     workspace: { type: 'string', value: 'W', help: 'the workspace id' },

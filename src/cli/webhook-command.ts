@@ -109,10 +109,11 @@ export const webhookDeliveriesCommand = defineCommand({
   description:
     'Shows the most recent attempts to deliver to subscription ID (at most N, default 20;\n' +
     'the newest 100 are kept): with --json a JSON array of {at, messageId, attempt,\n' +
-    'dataVersion, items, status, error, ms, outcome}; without, one tab-separated line each:\n' +
-    'at, outcome, status (- when there was no answer), ms, messageId, error. outcome is\n' +
-    'delivered (a 2xx), retry, failing (gave up after 3 days) or disabled (a 410). An\n' +
-    'unknown id exits 2.',
+    'dataVersion, items, status, answerBytes, error, ms, outcome}; without, one\n' +
+    'tab-separated line each: at, outcome, status, answer bytes (both - when there was\n' +
+    'no answer), ms, messageId, error (why there was no answer). outcome is delivered\n' +
+    '(a 2xx), retry, failing (gave up after 3 days) or disabled (a 410). What a receiver\n' +
+    'said is never kept, only its size (read to 4 KiB). An unknown id exits 2.',
   flags: {
     db: DB_FLAG,
     id: ID_FLAG,
@@ -129,7 +130,7 @@ export const webhookDeliveriesCommand = defineCommand({
       else
         for (const a of attempts)
           process.stdout.write(
-            `${a.at}\t${a.outcome}\t${a.status ?? '-'}\t${a.ms}\t${a.messageId}\t${a.error ?? ''}\n`,
+            `${a.at}\t${a.outcome}\t${a.status ?? '-'}\t${a.answerBytes ?? '-'}\t${a.ms}\t${a.messageId}\t${a.error ?? ''}\n`,
           );
     } finally {
       await store.close();

@@ -52,9 +52,10 @@ export function createIndexSql(table: Table): string[] {
   );
 }
 
-/** A migration's SQL in a dialect: each table with its indexes, then its statements. */
+/** A migration's SQL in a dialect: its first statements, each table with its indexes, the rest. */
 export function migrationSql(dialect: Dialect, migration: Migration): string {
   return [
+    ...(migration.before ?? []),
     ...migration.tables.flatMap((table) => [
       createTableSql(dialect, table),
       ...createIndexSql(table),

@@ -11,7 +11,11 @@
 
 import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES, START_CHANGE_LOG } from './sql/change-log.js';
 import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
-import { WEBHOOK_DELIVERY_TABLES } from './sql/webhook-progress.js';
+import {
+  ANSWER_TEXT_DROPPED,
+  WEBHOOK_ATTEMPTS_TABLE,
+  WEBHOOK_DELIVERY_TABLES,
+} from './sql/webhook-delivery-tables.js';
 import { WEBHOOK_SUBSCRIPTIONS_TABLE } from './sql/webhook-subscriptions.js';
 import { REFRESH_REPORT_FACTS, REPORT_FACT_TABLES } from './sql/report-facts.js';
 import { FILL_PERIOD_ZONES, PERIOD_ZONES_TABLE } from './sql/period-zones.js';
@@ -353,8 +357,12 @@ function addIndexes(names: readonly string[]): string[] {
   });
 }
 
-/** One schema version: tables (with their indexes) to create, then statements to run. */
+/**
+ * One schema version: statements to run first (`before`, for a table made again), tables (with
+ * their indexes) to create, then statements to run.
+ */
 export interface Migration {
+  before?: readonly string[];
   tables: readonly Table[];
   statements: readonly string[];
 }
@@ -382,6 +390,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ...RETIRED_PERIOD_INDEXES.map((name) => `DROP INDEX IF EXISTS ${name}`),
       ...FILL_PERIOD_ZONES,
     ],
+  },
+  // 10: the webhook attempt log keeps an answer's size, never its text (made again without it).
+  {
+    before: ANSWER_TEXT_DROPPED.before,
+    tables: [WEBHOOK_ATTEMPTS_TABLE],
+    statements: ANSWER_TEXT_DROPPED.after,
   },
 ];
 

@@ -2,11 +2,12 @@
  * One webhook request (DESIGN §4.14): POST the body to the URL and say what came back, on node's
  * own http and https clients. The safety rules of a delivery live here:
  *
- * - every address the host resolves to when the connection is made is checked again
- *   (`isPublicAddress`), so a name that resolved to a public address at `webhook create` and to
+ * - every address the host is or resolves to when the connection is made is checked again
+ *   (`addressRefusal`, the check `webhook create` made), so a name that resolved to a public address at `webhook create` and to
  *   a private one now is refused before any byte is sent (DNS rebinding);
  * - redirects are never followed (node's clients do not): a 3xx is an answer like any non-2xx;
- * - at most `maxResponseBytes` of the answer are read, then the connection is dropped;
+ * - at most `maxResponseBytes` of the answer are read, then the connection is dropped; what it
+ *   said is counted, never kept (a receiver may echo the body, names included: DESIGN §4.13);
  * - the whole exchange is bounded by `timeoutMs`.
  *
  * `allowInsecure` (VMS_READ_WEBHOOK_ALLOW_INSECURE=1) lifts the address rules, for tests and
@@ -16,7 +17,7 @@ import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import ipaddr from 'ipaddr.js';
-import { isPublicAddress } from './addresses.js';
+import { addressRefusal, hostOf } from './addresses.js';
 
 export interface PostOptions {
   allowInsecure: boolean;
@@ -30,8 +31,11 @@ export interface PostOptions {
   signal?: AbortSignal;
 }
 
-/** What a request came to: an HTTP status, or why there was none. */
-export type PostOutcome = { status: number; body: string } | { error: string };
+/**
+ * What a request came to: an HTTP status and the size of the answer read (at most
+ * `maxResponseBytes`), or why there was none.
+ */
+export type PostOutcome = { status: number; bytes: number } | { error: string };
 
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
@@ -51,17 +55,9 @@ function checkedLookup(options: PostOptions) {
         );
     resolved.then(
       (addresses) => {
-        const inside = addresses.find((a) => !isPublicAddress(a));
-        if (!options.allowInsecure && inside !== undefined) {
-          callback(
-            Object.assign(
-              new Error(`${host} resolves to ${inside}, which is not a public address`),
-              {
-                code: 'EWEBHOOKADDRESS',
-              },
-            ),
-            '',
-          );
+        const refusal = options.allowInsecure ? null : addressRefusal(host, addresses);
+        if (refusal !== null) {
+          callback(Object.assign(new Error(refusal), { code: 'EWEBHOOKADDRESS' }), '');
           return;
         }
         if (addresses.length === 0) {
@@ -91,9 +87,11 @@ export async function postWebhook(
 ): Promise<PostOutcome> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxResponseBytes = options.maxResponseBytes ?? 4096;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowInsecure && ipaddr.isValid(host) && !isPublicAddress(host))
-    return { error: `${host} is not a public address` };
+  // A literal is connected to without a lookup: it is checked here.
+  const host = hostOf(url);
+  const refusal =
+    !options.allowInsecure && ipaddr.isValid(host) ? addressRefusal(host, [host]) : null;
+  if (refusal !== null) return { error: refusal };
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<PostOutcome>((resolve) => {
     let settled = false;
@@ -130,17 +128,12 @@ export async function postWebhook(
       }),
     );
     request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let held = 0;
+      let read = 0;
       const done = () =>
-        settle({
-          status: response.statusCode ?? 0,
-          body: Buffer.concat(chunks).toString('utf8').slice(0, maxResponseBytes),
-        });
+        settle({ status: response.statusCode ?? 0, bytes: Math.min(read, maxResponseBytes) });
       response.on('data', (chunk: Buffer) => {
-        if (held < maxResponseBytes) chunks.push(chunk.subarray(0, maxResponseBytes - held));
-        held += chunk.length;
-        if (held >= maxResponseBytes) done();
+        read += chunk.length;
+        if (read >= maxResponseBytes) done();
       });
       response.on('end', done);
       response.on('error', done);

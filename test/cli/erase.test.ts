@@ -7,37 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { runCli } from '../support/cli.js';
+import { holding, tableFiles } from '../support/store-files.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
 const WS = 'ws_business';
-
-/** Every file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(path) : [path];
-  });
-}
-
-/** The files among `files` holding `text` (as UTF-8 bytes). */
-function holding(files: readonly string[], text: string): string[] {
-  const needle = Buffer.from(text, 'utf8');
-  return files.filter((file) => existsSync(file) && readFileSync(file).includes(needle));
-}
 
 for (const dialect of DIALECTS) {
   describe(`vms-read erase (${dialect})`, () => {
@@ -62,22 +40,7 @@ for (const dialect of DIALECTS) {
     }
 
     /** The files that may hold the workers table's rows. */
-    async function storeFiles(): Promise<string[]> {
-      if (dialect === 'sqlite') return filesUnder(dirname(db.db));
-      const client = new pg.Client({ connectionString: db.db });
-      await client.connect();
-      try {
-        // Dirty pages reach the files; then the table's current file and its segments.
-        await client.query('CHECKPOINT');
-        const dir = (await client.query('SHOW data_directory')).rows[0].data_directory as string;
-        const file = (await client.query("SELECT pg_relation_filepath('workers') AS f")).rows[0]
-          .f as string;
-        const base = join(dir, file);
-        return filesUnder(dirname(base)).filter((f) => f === base || f.startsWith(`${base}.`));
-      } finally {
-        await client.end();
-      }
-    }
+    const storeFiles = () => tableFiles(dialect, db.db, ['workers']);
 
     it("replaces the worker's name and email as a new version, leaves money and reports as they were, and leaves no old text in the files", async () => {
       const worker = await db.one<Record<string, unknown>>(

@@ -277,6 +277,7 @@ for (const dialect of DIALECTS) {
           dataVersion: 7,
           items: 2,
           status: n % 3 === 0 ? 204 : null,
+          answerBytes: n % 3 === 0 ? 0 : null,
           error: n % 3 === 0 ? null : 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
           ms: 3,
           outcome: n % 3 === 0 ? 'delivered' : 'retry',
@@ -292,6 +293,7 @@ for (const dialect of DIALECTS) {
         dataVersion: 7,
         items: 2,
         status: 204,
+        answerBytes: 0,
         error: null,
         ms: 3,
         outcome: 'delivered',
@@ -299,10 +301,10 @@ for (const dialect of DIALECTS) {
       const all = runCli(['webhook', 'deliveries', '--db', db.db, '--id', id, '--limit', '100']);
       const lines = all.stdout.trim().split('\n');
       assert.equal(lines.length, 100, 'the newest 100 are kept');
-      assert.equal(lines.at(-1), '2026-11-27T10:00:06.000Z\tdelivered\t204\t3\tmsg_2');
+      assert.equal(lines.at(-1), '2026-11-27T10:00:06.000Z\tdelivered\t204\t0\t3\tmsg_2');
       assert.equal(
         lines.at(-2),
-        '2026-11-27T10:00:07.000Z\tretry\t-\t3\tmsg_3\tECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
+        '2026-11-27T10:00:07.000Z\tretry\t-\t-\t3\tmsg_3\tECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
       );
       for (const [args, message] of [
         [['--id', 'whk_nope'], /no such webhook: whk_nope/],

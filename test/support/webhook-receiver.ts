@@ -1,7 +1,7 @@
 /**
  * A webhook receiver for tests: a real HTTP server on loopback that verifies every request with
  * the `standardwebhooks` package, as an integrator's receiver would, and answers as the test
- * scripts it (a status, or silence until the sender gives up).
+ * scripts it (a status, an echo of the records it was sent, or silence until the sender gives up).
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,10 +26,16 @@ export interface Received {
   verified: boolean;
   headers: IncomingHttpHeaders;
   at: number;
+  /** The body it answered with. */
+  answer: string;
 }
 
-/** How to answer one request: a status, or never (the sender's time limit ends it). */
-export type Answer = number | 'silent';
+/**
+ * How to answer one request: a status, a status with an echo of what it was sent (its text values
+ * first, then the whole body, as a receiver's refusal may quote what it refused, names included),
+ * or never (the sender's time limit ends it).
+ */
+export type Answer = number | { status: number; echo: true } | 'silent';
 
 export interface Receiver {
   /** `http://127.0.0.1:port` */
@@ -42,6 +48,15 @@ export interface Receiver {
   /** Resolves once `predicate` holds of what was received (polled), or rejects after `ms`. */
   until(predicate: (received: Received[]) => boolean, ms?: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Every provenance envelope's `value` in `data` (names and emails among them), in order. */
+function textValues(data: unknown): string[] {
+  if (Array.isArray(data)) return data.flatMap(textValues);
+  if (data === null || typeof data !== 'object') return [];
+  const object = data as Record<string, unknown>;
+  if (object.kind === 'vms.provenance' && typeof object.value === 'string') return [object.value];
+  return Object.values(object).flatMap(textValues);
 }
 
 export async function startReceiver(): Promise<Receiver> {
@@ -64,18 +79,27 @@ export async function startReceiver(): Promise<Receiver> {
           verified = false;
         }
       }
+      const body = JSON.parse(raw) as ChangesBody;
+      const answer = scripts.get(path)?.shift() ?? 204;
+      const said =
+        typeof answer === 'object'
+          ? `refused ${textValues(body.items).join(', ')}: ${raw}`
+          : answer !== 'silent' && answer >= 300
+            ? 'no thanks'
+            : '';
       received.push({
         path,
         id: String(request.headers['webhook-id']),
         timestamp: Number(request.headers['webhook-timestamp']),
-        body: JSON.parse(raw) as ChangesBody,
+        body,
         raw,
         verified,
         headers: request.headers,
         at: Date.now(),
+        answer: said,
       });
-      const answer = scripts.get(path)?.shift() ?? 204;
-      if (answer !== 'silent') response.writeHead(answer).end(answer >= 300 ? 'no thanks' : '');
+      if (answer !== 'silent')
+        response.writeHead(typeof answer === 'object' ? answer.status : answer).end(said);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

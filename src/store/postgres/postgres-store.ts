@@ -5,6 +5,7 @@ import type { VersionedWrite } from '../load/load.js';
 import type { WriteSession } from '../load/write-session.js';
 import { MIGRATIONS } from '../schema.js';
 import { SqlStore } from '../sql-store.js';
+import { TABLES_HOLDING_NAMES } from '../sql/erasure.js';
 import type { FactSnapshot, PoolState, Row } from '../store.js';
 import { insertSql, migrationSql } from '../dialect.js';
 import { postgresDialect } from './postgres-dialect.js';
@@ -214,11 +215,13 @@ export class PostgresStore extends SqlStore {
   }
 
   /**
-   * After an erasure: the workers table is rewritten (VACUUM FULL), so the replaced row's old
-   * version leaves the table's files; it holds the table for the moment that takes.
+   * After an erasure: every table that can hold the erased text is rewritten (VACUUM FULL), so
+   * the old versions of the rows it changed or removed (the worker's, a dropped webhook body, an
+   * authorization record) leave the tables' files, TOAST included; it holds each table for the
+   * moment that takes. The write-ahead log keeps them until its segments are recycled.
    */
   protected async scrubErased(): Promise<void> {
-    await this.pool.query('VACUUM FULL workers');
+    await this.pool.query(`VACUUM FULL ${TABLES_HOLDING_NAMES.join(', ')}`);
   }
 
   async ping(): Promise<boolean> {

@@ -65,6 +65,15 @@ export interface OAuthSql {
   run(sql: string, params: readonly unknown[]): Promise<number>;
 }
 
+/**
+ * Removes the records whose payload holds a text (an erased worker's name or email as a JSON
+ * string, DESIGN §4.13; the parameter a `LIKE … ESCAPE '\'` pattern): what a client or person
+ * typed is kept there as given, a sign-in's `login_hint` or a registered client's `contacts`. A
+ * sign-in under way starts again; a client registered so registers again. Runs in the erasure's
+ * write transaction.
+ */
+export const DROP_RECORDS_NAMING = `DELETE FROM oauth_records WHERE payload LIKE ? ESCAPE '\\'`;
+
 /** Saving again keeps `consumed_at`: a consumed code or refresh token stays consumed. */
 const UPSERT = `INSERT INTO oauth_records (model, id, payload, grant_id, uid, expires_at, consumed_at)
   VALUES (?, ?, ?, ?, ?, ?, NULL)

@@ -1,63 +1,8 @@
-import type { Table } from '../table.js';
+import { WEBHOOK_DELIVERY_TABLES } from './webhook-delivery-tables.js';
 import type { WebhookSql } from './webhook-subscriptions.js';
 
 /** A row as the store's primitives give it. */
 type Row = Record<string, unknown>;
-
-/**
- * Where each subscription's delivery stands (DESIGN §4.14), kept in the store so that a restart
- * or a crash loses nothing, and so that with several instances one delivers a subscription at a
- * time:
- *
- * - `webhook_progress`, one row per subscription: the feed position delivered through
- *   (`position`, JSON `[version, type, id, horizon]`); the delivery under way, if any (`message_id`,
- *   the exact `body`, its `data_version`, the position after it, tries so far, when the first
- *   failed and when the next is due, all in ms since the epoch); the data version through which
- *   nothing is left to push (`checked_version`); and the lease (`lease_owner` until
- *   `lease_until`) of the instance delivering it.
- * - `webhook_attempts`: each try (when, the answer's status or the error, how long), the newest
- *   100 per subscription.
- */
-export const WEBHOOK_DELIVERY_TABLES: readonly Table[] = [
-  {
-    name: 'webhook_progress',
-    columns: {
-      subscription_id: 'text',
-      position: 'text!',
-      checked_version: 'bigint!',
-      message_id: 'text',
-      body: 'text',
-      data_version: 'bigint',
-      next_position: 'text',
-      items: 'integer',
-      attempts: 'integer!',
-      pending_since: 'bigint',
-      first_failed_at: 'bigint',
-      next_attempt_at: 'bigint',
-      delivered_at: 'bigint',
-      lease_owner: 'text',
-      lease_until: 'bigint',
-    },
-    primaryKey: ['subscription_id'],
-  },
-  {
-    name: 'webhook_attempts',
-    columns: {
-      subscription_id: 'text',
-      message_id: 'text',
-      attempt: 'integer',
-      at: 'bigint!',
-      data_version: 'bigint!',
-      items: 'integer!',
-      status: 'integer',
-      error: 'text',
-      ms: 'integer!',
-      outcome: 'text!',
-    },
-    primaryKey: ['subscription_id', 'message_id', 'attempt'],
-    indexes: { webhook_attempts_recent: { columns: ['subscription_id', 'at'] } },
-  },
-];
 
 /** How many attempts a subscription's log keeps. */
 export const ATTEMPTS_KEPT = 100;
@@ -104,6 +49,9 @@ export interface DeliveryAttempt {
   dataVersion: number;
   items: number;
   status: number | null;
+  /** The size of the answer read (at most 4 KiB), null when there was none. */
+  answerBytes: number | null;
+  /** Why there was no answer; null when there was one. */
   error: string | null;
   ms: number;
   /** delivered, retry, failing (gave up) or disabled (a 410). */
@@ -199,6 +147,7 @@ const toAttempt = (row: Row): DeliveryAttempt => ({
   dataVersion: Number(row.data_version),
   items: Number(row.items),
   status: num(row.status),
+  answerBytes: num(row.answer_bytes),
   error: row.error === null ? null : String(row.error),
   ms: Number(row.ms),
   outcome: String(row.outcome) as DeliveryAttempt['outcome'],
@@ -211,11 +160,12 @@ const NO_PENDING = `message_id = NULL, body = NULL, data_version = NULL, next_po
   items = NULL, attempts = 0, pending_since = NULL, first_failed_at = NULL, next_attempt_at = NULL`;
 
 /**
- * Drops the waiting deliveries whose body names `id` (an erased worker, DESIGN §4.13): their
- * text may hold what was erased. Each is built again from the store, from the same place in the
- * feed, with a new id. Runs in the erasure's write transaction.
+ * Drops the waiting deliveries whose body holds a text (an erased worker's id as a JSON string,
+ * DESIGN §4.13; the parameter a `LIKE … ESCAPE '\'` pattern): their text may hold what was
+ * erased. Each is built again from the store, from the same place in the feed, with a new id.
+ * Runs in the erasure's write transaction.
  */
-export const DROP_PENDING_NAMING = `UPDATE webhook_progress SET ${NO_PENDING} WHERE body LIKE ?`;
+export const DROP_PENDING_NAMING = `UPDATE webhook_progress SET ${NO_PENDING} WHERE body LIKE ? ESCAPE '\\'`;
 
 /** The DeliveryRecords part, written once for both stores. */
 export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
@@ -309,8 +259,8 @@ export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
     },
     async recordAttempt(a) {
       await sql.run(
-        `INSERT INTO webhook_attempts (subscription_id, message_id, attempt, at, data_version, items, status, error, ms, outcome)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO webhook_attempts (subscription_id, message_id, attempt, at, data_version, items, status, answer_bytes, error, ms, outcome)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           a.subscriptionId,
           a.messageId,
@@ -319,6 +269,7 @@ export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
           a.dataVersion,
           a.items,
           a.status,
+          a.answerBytes,
           a.error,
           a.ms,
           a.outcome,
