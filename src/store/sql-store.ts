@@ -10,7 +10,7 @@ import {
   type VersionedWrite,
 } from './load/load.js';
 import { sweepTombstones, tombstoneHorizon } from './sql/tombstones.js';
-import { eraseWorkerRow, type ErasureOutcome } from './sql/erasure.js';
+import { ERASED_NAME, eraseWorkerRow, holdingJson, type ErasureOutcome } from './sql/erasure.js';
 import type { ProgramConfig } from './program-config.js';
 import { toTokenRow, toWorkspace } from './row-mapping.js';
 import { DATA_TABLES, TABLES, type DataTable } from './schema.js';
@@ -127,6 +127,16 @@ export abstract class SqlStore implements Store {
    * database files (`scrubErased`), even when an earlier erasure already replaced it.
    */
   async eraseWorker(workspaceId: string, workerId: string, at: string): Promise<ErasureOutcome> {
+    // The authorization server's records that name the worker first, wherever they are kept (on
+    // SQLite a file of their own, outside the erasure's transaction): a failure after this leaves
+    // them gone and the worker not yet erased, which the next `erase` finishes.
+    const worker = await this.get(
+      'SELECT display_name, work_email FROM workers WHERE id = ? AND workspace_id = ?',
+      [workerId, workspaceId],
+    );
+    for (const text of [worker?.display_name, worker?.work_email])
+      if (typeof text === 'string' && text !== '' && text !== ERASED_NAME)
+        await this.authorizationRecords().dropOAuthRecordsNaming(holdingJson(text));
     const outcome = await this.versioned((session, current) =>
       eraseWorkerRow(session, current, workspaceId, workerId, at),
     );

@@ -218,9 +218,29 @@ export class PostgresStore extends SqlStore {
    * After an erasure: every table that can hold the erased text is rewritten (VACUUM FULL), so
    * the old versions of the rows it changed or removed (the worker's, a dropped webhook body, an
    * authorization record) leave the tables' files, TOAST included; it holds each table for the
-   * moment that takes. The write-ahead log keeps them until its segments are recycled.
+   * moment that takes. VACUUM FULL keeps a version a running transaction may still see (a
+   * server's report, or a columnar copy being patched): it waits first, up to 10 s, for every
+   * transaction of this database begun before the erasure committed. The write-ahead log keeps
+   * them until its segments are recycled.
    */
   protected async scrubErased(): Promise<void> {
+    const { rows } = await this.pool.query<{ now: string }>(
+      'SELECT (txid_current() % 4294967296)::text AS now',
+    );
+    for (let attempt = 0; ; attempt++) {
+      const older = await this.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid()
+            AND backend_xmin IS NOT NULL AND age(backend_xmin) > age($1::xid)`,
+        [rows[0].now],
+      );
+      if (older.rows[0].n === 0) break;
+      if (attempt >= 100)
+        throw new Error(
+          'the erasure is committed, but transactions older than it kept the old rows: run erase again when the server is idle',
+        );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     await this.pool.query(`VACUUM FULL ${TABLES_HOLDING_NAMES.join(', ')}`);
   }
 

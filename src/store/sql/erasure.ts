@@ -35,7 +35,7 @@ export const TABLES_HOLDING_NAMES = [
 ] as const;
 
 /** A `LIKE … ESCAPE '\'` pattern matching any text that holds `text` as a JSON string. */
-function holdingJson(text: string): string {
+export function holdingJson(text: string): string {
   return `%${JSON.stringify(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 

@@ -55,6 +55,11 @@ export interface OAuthRecords {
   destroyOAuthRecord(model: string, id: string): Promise<void>;
   /** Removes every record of a grant (its codes, refresh tokens, the grant itself). */
   revokeOAuthGrant(grantId: string): Promise<void>;
+  /**
+   * Removes the records whose payload matches `pattern` (DROP_RECORDS_NAMING: an erased worker's
+   * name or email); how many.
+   */
+  dropOAuthRecordsNaming(pattern: string): Promise<number>;
   /** Removes records that expired before `now`; how many. */
   deleteExpiredOAuthRecords(now: number): Promise<number>;
 }
@@ -144,6 +149,9 @@ export function oauthRecords(sql: OAuthSql): OAuthRecords {
     },
     async revokeOAuthGrant(grantId) {
       await sql.run('DELETE FROM oauth_records WHERE grant_id = ?', [grantId]);
+    },
+    async dropOAuthRecordsNaming(pattern) {
+      return sql.run(DROP_RECORDS_NAMING, [pattern]);
     },
     async deleteExpiredOAuthRecords(now) {
       return sql.run('DELETE FROM oauth_records WHERE expires_at <= ?', [now]);

@@ -20,6 +20,8 @@ export function oauthFilePath(databasePath: string): string {
 }
 
 export interface OAuthFile extends OAuthSql {
+  /** Writes the WAL into the file and truncates it (after an erasure: no old page left in it). */
+  checkpoint(): void;
   close(): void;
 }
 
@@ -63,6 +65,9 @@ export function openOAuthFile(databasePath: string, main: Database.Database): OA
   return {
     get: async (sql, params) => (prepare(sql).get(...params) as Row | undefined) ?? null,
     run: async (sql, params) => prepare(sql).run(...params).changes,
+    checkpoint: () => {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    },
     close: () => {
       if (db.open) db.close();
     },

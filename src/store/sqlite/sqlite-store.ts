@@ -204,6 +204,7 @@ export class SqliteStore extends SqlStore {
    * server's long report) keeps the log; it is tried again for up to 10 s.
    */
   protected async scrubErased(): Promise<void> {
+    this.oauthFile?.checkpoint();
     for (let attempt = 0; ; attempt++) {
       const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
       if (!result || result.busy === 0) return;
