@@ -9,7 +9,12 @@
  * billing-entity visibility filters on it through the (workspace_id, supplier_ref, ...) indexes.
  */
 
-import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES, START_CHANGE_LOG } from './sql/change-log.js';
+import {
+  CHANGE_LOG_TABLES,
+  READ_INVOICES,
+  START_CHANGE_LOG,
+  TOMBSTONE_TABLES,
+} from './sql/change-log.js';
 import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
 import { WEBHOOK_DELIVERY_TABLES } from './sql/webhook-progress.js';
 import { WEBHOOK_SUBSCRIPTIONS_TABLE } from './sql/webhook-subscriptions.js';
@@ -383,6 +388,8 @@ export const MIGRATIONS: readonly Migration[] = [
       ...FILL_PERIOD_ZONES,
     ],
   },
+  // 10: billing entities read invoices through their audience rows (DESIGN §4.16).
+  { tables: [], statements: [READ_INVOICES] },
 ];
 
 /** Every table of the schema by name. */
