@@ -144,6 +144,34 @@ export function ensureSeeded(db, seed) {
 }
 
 /** Resolves once `url` answers 2xx; a server that does not come up within `seconds` is an error. */
+/**
+ * The database a benchmark reads, from its options: `db` as given, else the seeded SQLite file of
+ * `scale`, or with `pg` a throwaway PostgreSQL cluster with a database `name` seeded at `scale`
+ * (stop `cluster` when done).
+ */
+export async function seededDatabase({ db, scale, pg }, name) {
+  if (db) return { db };
+  const seed = benchSeed(scale);
+  if (!pg) {
+    const file = benchDb(scale);
+    ensureSeeded(file, seed);
+    return { db: file };
+  }
+  const { startCluster } = await import('../dist/test/support/pg-cluster.js');
+  const { default: postgres } = await import('pg');
+  const cluster = await startCluster();
+  const client = new postgres.Client({ connectionString: cluster.url });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = cluster.url.replace(/\/postgres$/, `/${name}`);
+  log(`seeding ${url} (scale ${seed.scale})`);
+  const started = Date.now();
+  cli(['seed', '--db', url, '--scale', seed.scale, '--seed', seed.seed, '--as-of', seed.asOf]);
+  log(`seeded in ${round((Date.now() - started) / 1000)} s`);
+  return { db: url, cluster };
+}
+
 export async function waitFor(url, seconds = 30) {
   for (let i = 0; i < seconds * 10; i++) {
     try {

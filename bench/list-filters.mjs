@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { createToken } from '../dist/src/auth/tokens.js';
 import { createService } from '../dist/src/service.js';
 import { openStore } from '../dist/src/store/open-store.js';
-import { benchDb, benchSeed, cli, ensureSeeded, log, machine, round } from './lib.mjs';
+import { log, machine, round, seededDatabase } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -23,32 +23,9 @@ const { values } = parseArgs({
 const RUNS = Number(values.runs);
 const WS = 'ws_business';
 
-async function database() {
-  if (values.db) return { db: values.db };
-  if (!values.pg) {
-    const db = benchDb(values.scale);
-    ensureSeeded(db, benchSeed(values.scale));
-    return { db };
-  }
-  const { startCluster } = await import('../dist/test/support/pg-cluster.js');
-  const { default: pg } = await import('pg');
-  const cluster = await startCluster();
-  const client = new pg.Client({ connectionString: cluster.url });
-  await client.connect();
-  await client.query('CREATE DATABASE filters');
-  await client.end();
-  const db = cluster.url.replace(/\/postgres$/, '/filters');
-  const seed = benchSeed(values.scale);
-  log(`seeding ${db} (scale ${seed.scale})`);
-  const started = Date.now();
-  cli(['seed', '--db', db, '--scale', seed.scale, '--seed', seed.seed, '--as-of', seed.asOf]);
-  log(`seeded in ${round((Date.now() - started) / 1000)} s`);
-  return { db, cluster };
-}
-
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const { db, cluster } = await database();
+const { db, cluster } = await seededDatabase(values, 'filters');
 log(`opening ${db.replace(/:[^@/]*@/, ':***@')} (migrating adds the filters' indexes once)`);
 const opened = Date.now();
 const store = await openStore(db);

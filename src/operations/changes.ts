@@ -142,7 +142,7 @@ export const listChanges = defineOperation({
   cacheable: true,
   description:
     'Use to keep a copy of the program in sync, or to learn what changed since you last looked, without re-reading every list. ' +
-    'Returns {items, hasMore, nextCursor}: records that changed (added or updated; a timesheet or invoice also when entries or lines were added), ' +
+    'Returns {items, hasMore, nextCursor}: records that changed (added or updated; a timesheet or invoice also when entries or lines this token reads were added), ' +
     'oldest change first, each {type, id, version, record} with the record as its own list operation serves it to this token, at its latest version, once per page. ' +
     'A record that was deleted, or that this token could read and no longer can, comes once as a tombstone {type, id, version, record: null, removed: {reason: "deleted" | "not_visible"}}: remove it from your copy. ' +
     'type is supplier, worker, assignment, timesheet, expense, invoice or approval_status; pass type= to follow one. ' +

@@ -39,7 +39,8 @@ export const byNumber: ListFilter = {
 /**
  * `supplierId`: a supplier's id as `list_suppliers` gives it, never its code; keeps the records
  * whose `supplierRef` is that supplier's code (a consolidated invoice, whose `supplierRef` is
- * null, is never kept). An id that names no supplier keeps nothing.
+ * null, is never kept). An id that names no supplier this token can list keeps nothing, at the
+ * same cost whatever it names (store/sql/resource-sql.ts).
  */
 export const bySupplier: ListFilter = {
   schema: PlainIdParam,

@@ -1,4 +1,4 @@
-import { ownSupplier, ownWorker } from '../store/visibility.js';
+import { ownSupplier, ownWorker, SUPPLIER_VISIBILITY } from '../store/visibility.js';
 import {
   APPROVAL_STATES,
   ApprovalStatusRecord,
@@ -23,10 +23,7 @@ export const supplierList: ResourceSpec = {
   title: 'List suppliers',
   description: `Use to look up the staffing suppliers of the program, or a supplier's name behind a supplierRef code seen elsewhere: lists suppliers with code, name and status. Scope read:program; a worker token sees its own supplier, a billing-entity token its own. ${PAGING}`,
   record: SupplierRecord,
-  source: {
-    table: 'suppliers',
-    visibility: { worker: 'supplierOfWorker', billing_entity: ownSupplier('code') },
-  },
+  source: { table: 'suppliers', visibility: SUPPLIER_VISIBILITY },
 };
 
 export const listSuppliers = listOperation(supplierList);

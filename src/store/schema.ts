@@ -9,7 +9,12 @@
  * billing-entity visibility filters on it through the (workspace_id, supplier_ref, ...) indexes.
  */
 
-import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES, START_CHANGE_LOG } from './sql/change-log.js';
+import {
+  CHANGE_LOG_TABLES,
+  READ_INVOICES,
+  START_CHANGE_LOG,
+  TOMBSTONE_TABLES,
+} from './sql/change-log.js';
 import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
 import {
   ANSWER_TEXT_DROPPED,
@@ -397,6 +402,8 @@ export const MIGRATIONS: readonly Migration[] = [
     tables: [WEBHOOK_ATTEMPTS_TABLE],
     statements: ANSWER_TEXT_DROPPED.after,
   },
+  // 11: billing entities read invoices through their audience rows (DESIGN §4.16).
+  { tables: [], statements: [READ_INVOICES] },
 ];
 
 /** Every table of the schema by name. */

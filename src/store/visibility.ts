@@ -36,3 +36,13 @@ export interface Visibility {
 
 export const ownWorker = (column: string): VisibilityRule => ({ column, is: 'worker' });
 export const ownSupplier = (column: string): VisibilityRule => ({ column, is: 'supplier' });
+
+/**
+ * Which suppliers each role reads: `list_suppliers`' visibility, and the suppliers a `supplierId`
+ * filter can name (store/sql/resource-sql.ts): an id of any other resolves as one that names no
+ * supplier, so a filter by it does the same work (docs/limits-and-faults.md).
+ */
+export const SUPPLIER_VISIBILITY: Visibility = {
+  worker: 'supplierOfWorker',
+  billing_entity: ownSupplier('code'),
+};

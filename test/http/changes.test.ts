@@ -2,7 +2,8 @@
  * list_changes, the change feed (DESIGN §4.11): a full export without a cursor, the records as
  * their lists serve them, visibility and scopes exactly as the lists (for every role, and no
  * trace of an invisible change), cursors bound to token and type, and a property: a consumer
- * that applies every page, with random loads in between, ends equal to the lists.
+ * that applies every page, with random loads in between, ends equal to the lists, and is never
+ * shown an invoice of which what it reads did not change.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -210,6 +211,12 @@ for (const dialect of DIALECTS) {
       const state = tokens.map(() => new Map<string, string>());
       const cursors: (string | undefined)[] = tokens.map(() => undefined);
       const audiences = [null, `worker:${h.workerId}`, `supplier:${h.supplierCode}`];
+      // What each reader read of each invoice, as get_invoice serves it: header, lines, lineCount.
+      const invoices = tokens.map(() => new Map<string, string>());
+      const invoiceAs = async (t: number, id: string) => {
+        const answer = await get(h.app, `/api/v1/invoices/item${qs({ id })}`, tokens[t]);
+        return content(answer.body.data.item as Record<string, unknown>);
+      };
       const readSome = async (t: number, pages: number, limit: number) => {
         for (let p = 0; p < pages; p++) {
           const answer = await get(
@@ -235,9 +242,11 @@ for (const dialect of DIALECTS) {
             );
             // A tombstone of the reader's own stands only while it cannot read the record
             // (checked below): then it is the reader's latest, whatever the record did since (a
-            // consolidated invoice brought back without its lines reaches no billing entity).
-            const latest = own?.reason
-              ? Number(own.version)
+            // consolidated invoice brought back without its lines reaches no billing entity). A
+            // billing entity reads invoices through its own rows alone (DESIGN §4.16).
+            const ownOnly = own?.reason || (t === 2 && item.type === 'invoice');
+            const latest = ownOnly
+              ? Number(own?.version)
               : Math.max(Number(stored?.version ?? 0), Number(own?.version ?? 0));
             assert.equal(item.version, latest, 'the record as stored, at its latest version');
             if (item.record === null) {
@@ -245,6 +254,15 @@ for (const dialect of DIALECTS) {
               assert.deepEqual(item.removed, { reason }, 'a tombstone says why');
             }
             applied([item], state[t]);
+            if (item.type !== 'invoice') continue;
+            // No trace (DESIGN §4.13, §4.16): an invoice comes again only when what this reader
+            // reads of it changed (another supplier's line is not read by a billing entity).
+            if (item.record === null) invoices[t].delete(item.id);
+            else {
+              const now = await invoiceAs(t, item.id);
+              assert.notEqual(now, invoices[t].get(item.id), `invoice ${item.id} came unchanged`);
+              invoices[t].set(item.id, now);
+            }
           }
           cursors[t] = page.nextCursor;
           if (!page.hasMore) return;
@@ -278,6 +296,17 @@ for (const dialect of DIALECTS) {
               );
               for (const { type, id } of tombstones)
                 assert.ok(!lists.has(`${type}:${id}`), `a tombstone of ${type} ${id} it reads`);
+              if (t !== 2) continue;
+              // A billing entity has a read row of exactly the invoices it reads.
+              const reads = await h.all<{ id: string }>(
+                "SELECT id FROM audience_changes WHERE workspace_id = ? AND audience = ? AND type = 'invoice' AND reason IS NULL",
+                WS,
+                audiences[t],
+              );
+              assert.deepEqual(
+                reads.map((r) => `invoice:${r.id}`).sort(),
+                [...lists.keys()].filter((k) => k.startsWith('invoice:')).sort(),
+              );
             }
           },
         ),

@@ -9,24 +9,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createToken } from '../../src/auth/tokens.js';
 import type { Deletion } from '../../src/store/load/deletions.js';
 import type { LoadOptions, LoadResult } from '../../src/store/load/load.js';
 import type { DataTable } from '../../src/store/schema.js';
 import type { Row } from '../../src/store/sink.js';
 import type { FeedType } from '../../src/store/sql/change-log.js';
 import { assertRefusal } from '../support/assertions.js';
-import {
-  ALL_SCOPES,
-  DIALECTS,
-  get,
-  qs,
-  startHarness,
-  WS,
-  type Harness,
-} from '../support/harness.js';
+import { DIALECTS, get, qs, startHarness, WS, type Harness } from '../support/harness.js';
 import { later } from '../support/random-loads.js';
-import type { FeedItem } from '../support/feed.js';
+import { billingToken, feedPage, feedToEnd, loadChanges, type FeedItem } from '../support/feed.js';
 
 type Item = FeedItem;
 
@@ -46,67 +37,21 @@ for (const dialect of DIALECTS) {
     after(() => h.close());
 
     /** Reads the feed from `cursor` (the start without one) to its end. */
-    async function readFeed(token: string, cursor?: string) {
-      const items: Item[] = [];
-      for (;;) {
-        const answer = await get(h.app, `/api/v1/changes${qs({ cursor })}`, token);
-        assert.equal(answer.status, 200, answer.raw);
-        const page = answer.body.data;
-        assert.ok(Array.isArray(page.items), answer.raw);
-        items.push(...(page.items as Item[]));
-        cursor = page.nextCursor as string;
-        if (!page.hasMore) return { items, cursor };
-      }
-    }
+    const readFeed = (token: string, cursor?: string) => feedToEnd(h.app, token, cursor);
 
     /** Where a reader who has read everything stands now. */
     const cursorNow = async (token: string) => (await readFeed(token)).cursor;
 
     /** One page from `cursor`: its items and hasMore, as the feed answers them. */
-    async function pageFrom(token: string, cursor: string) {
-      const answer = await get(h.app, `/api/v1/changes${qs({ cursor })}`, token);
-      assert.equal(answer.status, 200, answer.raw);
-      const { items, hasMore, nextCursor } = answer.body.data;
-      return {
-        items: items as Item[],
-        hasMore: hasMore as boolean,
-        nextCursor: nextCursor as string,
-      };
-    }
+    const pageFrom = (token: string, cursor: string) => feedPage(h.app, token, cursor);
 
-    async function load(
+    const load = (
       rows: [DataTable, Row[]][],
       deletions: Omit<Deletion, 'file' | 'line'>[] = [],
       options: LoadOptions = {},
-    ): Promise<LoadResult> {
-      const open = await h.store.openLoad(options);
-      try {
-        for (const [table, batch] of rows) await open.insert(table, batch);
-        await open.remove(
-          WS,
-          deletions.map((d, i) => ({ ...d, file: 'deletions.csv', line: i + 2 })),
-        );
-        const result = await open.finish();
-        assert.equal(result.changed, true, 'the load changed something');
-        return result;
-      } catch (error) {
-        await open.abort();
-        throw error;
-      }
-    }
+    ): Promise<LoadResult> => loadChanges(h, rows, deletions, options);
 
-    const supplierToken = async (code: string) => {
-      const { id } = await h.one<{ id: string }>(
-        'SELECT id FROM suppliers WHERE workspace_id = ? AND code = ?',
-        WS,
-        code,
-      );
-      return createToken(
-        h.store,
-        { workspaceId: WS, role: 'billing_entity', supplierId: id, scopes: ALL_SCOPES },
-        new Date(),
-      );
-    };
+    const supplierToken = (code: string) => billingToken(h, code);
 
     it("shows staff and the worker who owned it a deleted timesheet once, at the load's version, and nothing to a billing entity", async () => {
       const [sheet] = await h.all<{ id: string }>(
@@ -209,7 +154,8 @@ for (const dialect of DIALECTS) {
         returned.items.map((i) => [i.type, i.id, i.version, i.record === null]),
         [['invoice', invoice.id, back.version, false]],
       );
-      // Read across both loads, the invoice comes once, as it is now; its tombstone is gone.
+      // Read across both loads, the invoice comes once, as it is now; its tombstone is gone, a
+      // read in its place (billing entities read invoices through these rows, DESIGN §4.16).
       const across = await pageFrom(h.tokens.billing, before);
       assert.deepEqual(
         across.items.map((i) => [i.type, i.id, i.version, i.record === null]),
@@ -221,7 +167,7 @@ for (const dialect of DIALECTS) {
           `supplier:${h.supplierCode}`,
           invoice.id,
         ),
-        [],
+        [{ reason: null }],
       );
     });
 

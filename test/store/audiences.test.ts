@@ -3,7 +3,8 @@
  * resource lists declare (src/operations): a worker or billing entity gets a tombstone of exactly
  * the records its lists could show it. Held equal twice: rule by rule (AUDIENCE_COLUMNS against
  * each list's `visibility`, through the feed's own type → list mapping), and record by record
- * over the tiny seed, for every worker and every supplier of a workspace, on both stores.
+ * over the tiny seed, for every worker and every supplier of a workspace, on both stores (with
+ * the read rows the seed gives billing entities of the invoices they read).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -20,6 +21,7 @@ import { timesheetList } from '../../src/operations/timesheets.js';
 import { workerList } from '../../src/operations/workers.js';
 import {
   AUDIENCE_COLUMNS,
+  invoiceReaders,
   lineSuppliers,
   ownAudiences,
   SupplierLinks,
@@ -169,14 +171,15 @@ for (const dialect of DIALECTS) {
         // Who reads each record, by audiences.ts.
         const byAudience = new Map<string, Set<string>>();
         for (const row of rows) {
-          const lines = consolidated.get(String(row.id)) ?? [];
+          const own =
+            type === 'invoice' ? invoiceReaders(row, consolidated) : ownAudiences(type, row);
           const linked =
             type === 'supplier'
               ? links.workersBefore(WS, String(row.code)).map(workerAudience)
               : [];
-          throughLines += lines.length;
+          throughLines += consolidated.get(String(row.id))?.length ?? 0;
           throughLinks += linked.length;
-          for (const audience of [...ownAudiences(type, row), ...lines, ...linked]) {
+          for (const audience of [...own, ...linked]) {
             if (!byAudience.has(audience)) byAudience.set(audience, new Set());
             byAudience.get(audience)?.add(String(row.id));
           }
@@ -193,6 +196,18 @@ for (const dialect of DIALECTS) {
             [...(byAudience.get(audience) ?? [])].sort(),
             shown.map((r) => String(r.id)).sort(),
             `${type} for ${audience}`,
+          );
+          if (type !== 'invoice' || viewer.role !== 'billing_entity') continue;
+          // The seed gave each billing entity a read row of each invoice it reads (DESIGN §4.16).
+          const reads = await db.all<{ id: string }>(
+            `SELECT id FROM audience_changes WHERE workspace_id = ? AND audience = ? AND type = 'invoice' AND reason IS NULL`,
+            WS,
+            audience,
+          );
+          assert.deepEqual(
+            reads.map((r) => String(r.id)).sort(),
+            shown.map((r) => String(r.id)).sort(),
+            `the seed's reads of invoices for ${audience}`,
           );
         }
       }

@@ -1,7 +1,8 @@
 /**
  * The schema is data (src/store/schema.ts) and each dialect renders it: after a migration, every
  * table of the data exists with exactly its columns, in order, with their types and NOT NULL, and
- * every declared index exists; PostgreSQL text columns compare in the "C" collation.
+ * every declared index exists; PostgreSQL text columns compare in the "C" collation. Migrations
+ * of data (3, 9, 10) fill what a seed fills.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -209,5 +210,31 @@ for (const dialect of DIALECTS)
         );
         assert.equal(Number(outside.n), 0, `${table}: every record within its zone`);
       }
+    });
+  });
+
+for (const dialect of DIALECTS)
+  describe(`migration 11: billing entities' reads of invoices for a database of version 10 (${dialect})`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await openTestDatabase(dialect);
+    });
+    after(() => db.drop());
+
+    it('gives each billing entity a read row of each invoice it reads, at its version, as a seed does', async () => {
+      const reads = `SELECT workspace_id, audience, id, version FROM audience_changes
+        WHERE type = 'invoice' AND reason IS NULL ORDER BY workspace_id, audience, id`;
+      const seeded = await db.all(reads);
+      assert.ok(seeded.length > 0);
+      // The database as schema version 10 left it: no reads of invoices.
+      for (const sql of [
+        "DELETE FROM audience_changes WHERE type = 'invoice' AND reason IS NULL",
+        dialect === 'sqlite'
+          ? 'PRAGMA user_version = 10'
+          : 'DELETE FROM schema_version WHERE version >= 11',
+      ])
+        await db.store.run(sql);
+      await db.store.migrate();
+      assert.deepEqual(await db.all(reads), seeded);
     });
   });

@@ -1,7 +1,8 @@
 /**
  * Random loads for property tests: each step changes one record of the tiny seed the way a live
  * program does (an invoice issued or moved to another period, a timesheet re-moded, an
- * assignment moved to another org unit, a worker's type changed, an entry or line added), or
+ * assignment moved to another org unit, a worker's type changed, an entry or line added, a line
+ * of another supplier on a consolidated invoice among them), or
  * sends a row again unchanged or an older version of it; or moves a record out of a reader's
  * view (an assignment or expense to another supplier, a timesheet to another worker), gives a
  * worker a new assignment, deletes a record (a worker with everything that refers to it), or
@@ -43,7 +44,7 @@ export type LoadStep =
   | { kind: 'expense'; pick: number; status: string }
   | { kind: 'approval'; pick: number; state: string }
   | { kind: 'entry'; pick: number; minutes: number }
-  | { kind: 'line'; pick: number; cents: number }
+  | { kind: 'line'; pick: number; cents: number; consolidated?: boolean; to?: number | null }
   | { kind: 'same'; table: (typeof UPDATABLE)[number]; pick: number }
   | {
       kind: 'move';
@@ -104,10 +105,14 @@ export const loadStep: fc.Arbitrary<LoadStep> = fc.oneof(
     pick,
     minutes: fc.integer({ min: -480, max: 720 }),
   }),
+  // A line of the copied line's supplier, or of another (`to`): on a consolidated invoice, a
+  // line the billing entities of its other suppliers must not see (DESIGN §4.16).
   fc.record({
     kind: fc.constant('line' as const),
     pick,
     cents: fc.integer({ min: -50_000, max: 90_000 }),
+    consolidated: fc.boolean(),
+    to: fc.option(pick),
   }),
   fc.record({ kind: fc.constant('same' as const), table: fc.constantFrom(...UPDATABLE), pick }),
   fc.record({
@@ -135,17 +140,26 @@ export function later(): string {
   return new Date(Date.UTC(2027, 0, 1) + ++tick * 1000).toISOString();
 }
 
-async function pickRow(store: SqlStore, table: string, workspace: string, n: number): Promise<Row> {
+/** The `n`th row (modulo their number) of a table's rows in `workspace`, of those `where` keeps. */
+async function pickRow(
+  store: SqlStore,
+  table: string,
+  workspace: string,
+  n: number,
+  where = '',
+): Promise<Row> {
   const [{ count }] = (await store.all(
-    `SELECT COUNT(*) AS count FROM ${table} WHERE workspace_id = ?`,
+    `SELECT COUNT(*) AS count FROM ${table} WHERE workspace_id = ?${where}`,
     [workspace],
   )) as { count: number }[];
   const [row] = await store.all(
-    `SELECT * FROM ${table} WHERE workspace_id = ? ORDER BY id LIMIT 1 OFFSET ?`,
-    [workspace, n % Number(count)],
+    `SELECT * FROM ${table} WHERE workspace_id = ?${where} ORDER BY id LIMIT 1 OFFSET ?`,
+    [workspace, n % Math.max(1, Number(count))],
   );
   return row as Row;
 }
+
+const ON_CONSOLIDATED = ' AND invoice_id IN (SELECT id FROM invoices WHERE supplier_ref IS NULL)';
 
 /** Records deleted by earlier loads, per store: what `reinsert` brings back. */
 const deletedRows = new WeakMap<SqlStore, { table: DataTable; row: Row }[]>();
@@ -256,10 +270,17 @@ export async function applyLoad(
         break;
       }
       case 'line': {
-        const line = await pickRow(store, 'invoice_lines', workspace, step.pick);
+        const on = step.consolidated ? ON_CONSOLIDATED : '';
+        const line = await pickRow(store, 'invoice_lines', workspace, step.pick, on);
+        if (!line) break;
+        const supplier =
+          step.to === null || step.to === undefined
+            ? line.supplier_ref
+            : (await pickRow(store, 'suppliers', workspace, step.to)).code;
         const row = {
           ...line,
           id: `il_rand_${process.pid}_${++serial}`,
+          supplier_ref: supplier,
           amount_cents: step.cents,
           created_at: later(),
         };

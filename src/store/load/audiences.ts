@@ -3,7 +3,10 @@
  * a worker or billing entity gets a tombstone when a record it could read left it (deleted, or
  * moved out of its visibility), and a supplier a worker newly reaches through an assignment
  * arrives in the worker's feed, without the supplier counting as changed for anyone else (which
- * would tell a worker that a colleague was engaged at its supplier).
+ * would tell a worker that a colleague was engaged at its supplier). A billing entity reads
+ * invoices through its audience rows alone: each of an invoice's readers gets a read row at the
+ * version what it reads of the invoice (its header, its own supplier's lines) last changed, so
+ * another supplier's line leaves it nothing (DESIGN §4.16).
  *
  * An audience is `worker:<id>` or `supplier:<code>`, the readers a worker token or a billing
  * entity token stands for. Which records each reads mirrors the visibility the resource lists
@@ -82,8 +85,12 @@ export class AudienceLog {
     await this.write(records, reason);
   }
 
-  /** Suppliers workers reach now: each arrives in its worker's feed at this version. */
-  async arrived(records: readonly Audienced[]): Promise<void> {
+  /**
+   * What each record's audiences read of it changed at this version, beyond its change log row
+   * (a supplier a worker reaches now, an invoice's header or a billing entity's lines of it):
+   * a read row each, in place of any tombstone.
+   */
+  async read(records: readonly Audienced[]): Promise<void> {
     await this.write(records, null);
   }
 
@@ -143,6 +150,16 @@ export class AudienceLog {
     if (lost.length > 0) await this.removed([{ ...record, audiences: lost }], 'not_visible');
     if (gained.length > 0) await this.readable([{ ...record, audiences: gained }]);
   }
+}
+
+/**
+ * The billing entities that read an invoice (DESIGN §4.4): its supplier's, or on a consolidated
+ * invoice those of its lines (`lines`, from `lineSuppliers`).
+ */
+export function invoiceReaders(invoice: Row, lines: ReadonlyMap<string, string[]>): string[] {
+  return invoice.supplier_ref === null
+    ? (lines.get(String(invoice.id)) ?? [])
+    : ownAudiences('invoice', invoice);
 }
 
 /** The supplier codes of a consolidated invoice's lines: the billing entities that read it. */
@@ -245,7 +262,7 @@ export class SupplierLinks {
       };
       (is ? began : ended).push(record);
     }
-    await log.arrived(began);
+    await log.read(began);
     await log.removed(ended, 'not_visible');
   }
 }

@@ -9,6 +9,7 @@ import type { DataTable } from '../schema.js';
 import type { Row } from '../sink.js';
 import {
   AudienceLog,
+  invoiceReaders,
   lineSuppliers,
   ownAudiences,
   SupplierLinks,
@@ -60,44 +61,73 @@ export class Departures {
    * Who reads the records this load wrote, against who read them (DESIGN §4.13): an audience
    * that lost a record gets a tombstone, one that reads it again (a record moved back, or
    * inserted again after a deletion) loses its tombstone, and the worker-supplier links of
-   * assignments are noted before they change (`SupplierLinks`).
+   * assignments are noted before they change (`SupplierLinks`). Invoices: `invoicesWritten`.
    */
   async noteWritten(
     type: FeedType,
     inserted: readonly Row[],
     updated: readonly { old: Row; row: Row }[],
   ): Promise<void> {
-    if (this.deletionsHeld && inserted.length > 0) {
+    if (this.deletionsHeld && inserted.length > 0)
       // A record deleted before and inserted again (a later row): no longer a deletion.
       await this.session.run(
         `DELETE FROM record_deletions WHERE type = ? AND id IN (${placeholders(inserted.length)})`,
         [type, ...inserted.map((r) => r.id)],
       );
+    if (type === 'invoice') return this.invoicesWritten(inserted, updated);
+    if (this.deletionsHeld && inserted.length > 0)
       await this.audiences.readable(inserted.map((row) => this.audienced(type, row)));
-    }
     for (const { old, row } of updated) {
       const before = ownAudiences(type, old);
       const after = ownAudiences(type, row);
-      if (before.join() === after.join() && type !== 'invoice') continue;
-      const lines =
-        type === 'invoice' && (old.supplier_ref === null || row.supplier_ref === null)
-          ? ((await lineSuppliers(this.session, [String(row.id)])).get(String(row.id)) ?? [])
-          : [];
+      if (before.join() === after.join()) continue;
       await this.audiences.moved(
         { workspaceId: String(row.workspace_id), type, id: String(row.id) },
-        old.supplier_ref === null ? [...before, ...lines] : before,
-        row.supplier_ref === null ? [...after, ...lines] : after,
+        before,
+        after,
       );
     }
   }
 
   /**
-   * Lines this load added: the billing entities of their suppliers read the consolidated
-   * invoices they are on, and lose their tombstones of them (an invoice deleted and brought back
-   * comes back to them with its lines, which `noteWritten` does not see yet).
+   * Invoice headers this load wrote (DESIGN §4.16): every billing entity that reads an invoice
+   * reads its header, which changed, so each reads it at this version (in place of any
+   * tombstone); one that read it before and does not now gets a tombstone.
+   */
+  private async invoicesWritten(
+    inserted: readonly Row[],
+    updated: readonly { old: Row; row: Row }[],
+  ): Promise<void> {
+    const written = [...inserted, ...updated.map((u) => u.row)];
+    const consolidated = [...written, ...updated.map((u) => u.old)].filter(
+      (r) => r.supplier_ref === null,
+    );
+    const lines = await lineSuppliers(this.session, [
+      ...new Set(consolidated.map((r) => String(r.id))),
+    ]);
+    const lost = updated.map(({ old, row }) => {
+      const now = invoiceReaders(row, lines);
+      return {
+        ...this.audienced('invoice', row),
+        audiences: invoiceReaders(old, lines).filter((a) => !now.includes(a)),
+      };
+    });
+    await this.audiences.removed(lost, 'not_visible');
+    await this.audiences.read(
+      written.map((row) => ({
+        ...this.audienced('invoice', row),
+        audiences: invoiceReaders(row, lines),
+      })),
+    );
+  }
+
+  /**
+   * Lines this load added (DESIGN §4.16): the billing entity of a line's supplier reads it when
+   * the invoice is its supplier's or consolidated, and then reads the invoice at this version
+   * (in place of any tombstone: an invoice deleted and brought back comes back to it with its
+   * lines). No one else reads the line: the invoice does not move for them.
    */
   async noteLines(lines: readonly Row[]): Promise<void> {
-    if (!this.deletionsHeld) return;
     const readers = new Map<string, Set<string>>();
     for (const line of lines) {
       if (line.supplier_ref === null || line.supplier_ref === undefined) continue;
@@ -105,16 +135,16 @@ export class Departures {
       readers.set(id, (readers.get(id) ?? new Set()).add(supplierAudience(line.supplier_ref)));
     }
     if (readers.size === 0) return;
-    const consolidated = await this.session.all(
-      `SELECT id, workspace_id FROM invoices WHERE supplier_ref IS NULL AND id IN (${placeholders(readers.size)})`,
+    const invoices = await this.session.all(
+      `SELECT id, workspace_id, supplier_ref FROM invoices WHERE id IN (${placeholders(readers.size)})`,
       [...readers.keys()],
     );
-    await this.audiences.readable(
-      consolidated.map((invoice) => ({
-        workspaceId: String(invoice.workspace_id),
-        type: 'invoice' as const,
-        id: String(invoice.id),
-        audiences: [...(readers.get(String(invoice.id)) ?? [])],
+    await this.audiences.read(
+      invoices.map((invoice) => ({
+        ...this.audienced('invoice', invoice as Row),
+        audiences: [...(readers.get(String(invoice.id)) ?? [])].filter(
+          (a) => invoice.supplier_ref === null || a === supplierAudience(invoice.supplier_ref),
+        ),
       })),
     );
   }

@@ -4,9 +4,10 @@
  * which records changed (the change log read by the feed and the columnar copies), and keeps the
  * report fact tables current by delta: the facts of the entries and lines it inserts, and the
  * facts that copy a column of a record it changed. A load into empty tables (a seed) skips what
- * cannot apply to new rows and builds facts and change log once, at the end, in key order.
+ * cannot apply to new rows and builds facts and change log (with the billing entities' reads of
+ * invoices, audiences.ts) once, at the end, in key order.
  */
-import { FEED_TYPE_OF, isFeedTable } from '../sql/change-log.js';
+import { FEED_TYPE_OF, isFeedTable, READ_INVOICES } from '../sql/change-log.js';
 import { FACT_DEPENDENCIES } from '../sql/report-facts.js';
 import { DATA_TABLES, TABLES, type DataTable } from '../schema.js';
 import type { Row } from '../sink.js';
@@ -277,6 +278,7 @@ export class LoadWriter {
           `INSERT INTO record_changes (type, id, workspace_id, version) SELECT ?, id, workspace_id, ? FROM ${table} ORDER BY id`,
           [type, this.version],
         );
+      await this.session.run(READ_INVOICES);
     }
     for (const sql of this.indexesToBuild) await this.session.run(sql);
   }

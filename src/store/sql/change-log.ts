@@ -78,8 +78,11 @@ export const CHANGE_LOG_TABLES: readonly Table[] = [
  * - `audience_changes`: the feed of readers other than staff, beyond what their visibility reaches
  *   through the tables. An audience is `worker:<id>` or `supplier:<code>`. A row is either a
  *   tombstone (`reason` `deleted` or `not_visible`: this audience could read the record and now
- *   cannot) or an arrival (`reason` null: a supplier a worker now reaches through a new
- *   assignment, which its own change log row would not show). One row per audience and record,
+ *   cannot) or a read (`reason` null): a supplier a worker now reaches through a new assignment,
+ *   which its own change log row would not show; or an invoice a billing entity reads, at the
+ *   version what it reads of it last changed (DESIGN §4.16: an invoice's change log row moves with
+ *   every line, of any supplier, and a billing entity reads only its own supplier's lines, so
+ *   billing entities read invoices through these rows alone). One row per audience and record,
  *   and a tombstone only while the audience cannot read the record.
  * - `fact_deletions`: time entries and invoice lines taken out with their timesheet or invoice,
  *   whose facts a columnar copy drops when it patches past the version.
@@ -145,3 +148,18 @@ export const START_CHANGE_LOG: readonly string[] = [
   `INSERT INTO meta (key, value) SELECT 'data_version', CASE WHEN EXISTS (SELECT 1 FROM workspaces) THEN '1' ELSE '0' END`,
   `DELETE FROM meta WHERE key = 'data_stamp'`,
 ];
+
+/**
+ * Schema version 11 (DESIGN §4.16), and a load that builds the change log whole: a read row for
+ * each billing entity that reads each invoice (its supplier's, or on a consolidated invoice each
+ * of its lines' suppliers; the audience as `supplierAudience` in load/audiences.ts writes it), at
+ * the invoice's version in the change log. A row there already is replaced: what reads a record
+ * has no tombstone of it. (The WHERE is for SQLite, which parses an upsert's SELECT only with one.)
+ */
+export const READ_INVOICES = `INSERT INTO audience_changes (workspace_id, audience, type, id, version, reason, removed_at)
+  SELECT r.workspace_id, 'supplier:' || r.code, 'invoice', r.id, c.version, NULL, NULL FROM (
+    SELECT i.workspace_id, i.id, i.supplier_ref AS code FROM invoices i WHERE i.supplier_ref IS NOT NULL
+    UNION SELECT i.workspace_id, i.id, l.supplier_ref AS code FROM invoices i
+      JOIN invoice_lines l ON l.invoice_id = i.id WHERE i.supplier_ref IS NULL AND l.supplier_ref IS NOT NULL
+  ) r JOIN record_changes c ON c.type = 'invoice' AND c.id = r.id WHERE c.version IS NOT NULL
+  ON CONFLICT (workspace_id, audience, type, id) DO UPDATE SET version = excluded.version, reason = NULL, removed_at = NULL`;

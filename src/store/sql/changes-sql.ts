@@ -10,8 +10,8 @@ import { ruleFor, visibilityPredicate } from './resource-sql.js';
  * timesheets, a supplier's invoices), so a page costs what the viewer can see, not the whole log,
  * and an invisible change is never read at all (nor counted in `hasMore`); beside them, the
  * viewer's audience rows (load/audiences.ts): tombstones of records it could read and cannot any
- * more, and suppliers a worker reached through a new assignment. A record shows once, at its
- * latest version.
+ * more, suppliers a worker reached through a new assignment, and the invoices a billing entity
+ * reads (`readByAudience`). A record shows once, at its latest version.
  */
 export function changePositionsSql(query: ChangesQuery): { sql: string; params: unknown[] } {
   const { viewer, workspaceId, after, limit } = query;
@@ -30,7 +30,8 @@ export function changePositionsSql(query: ChangesQuery): { sql: string; params: 
     };
   }
   const params: unknown[] = [];
-  const parts = query.sources.map(({ type, source }) => {
+  const throughTables = query.sources.filter(({ type }) => !readByAudience(viewer, type));
+  const parts = throughTables.map(({ type, source }) => {
     const visible = visibilityPredicate(ruleFor(source, viewer));
     params.push(type, workspaceId, ...visible.params.map((p) => p(viewer)), ...positionParams);
     return (
@@ -46,12 +47,22 @@ export function changePositionsSql(query: ChangesQuery): { sql: string; params: 
   const union = parts.join(' UNION ALL ');
   // Only a worker reaches a record two ways (a supplier: by its change, and by the assignment
   // that linked it): then the latest of the two. Otherwise a viewer's audience row is a
-  // tombstone, kept only while the viewer cannot read the record, so never beside it.
+  // tombstone, kept only while the viewer cannot read the record, or a read of a type it does
+  // not reach through the tables, so never beside the record's own row.
   const sql =
     viewer.role === 'worker'
       ? `SELECT MAX(version) AS version, type, id, MAX(reason) AS reason FROM (${union}) u GROUP BY type, id ORDER BY 1, 2, 3 LIMIT ?`
       : `SELECT version, type, id, reason FROM (${union}) u ORDER BY version, type, id LIMIT ?`;
   return { sql, params: [...params, limit] };
+}
+
+/**
+ * A billing entity reads invoices through its audience rows alone (load/audiences.ts): an
+ * invoice's change log row moves with every line, of any supplier, and it reads only its own
+ * supplier's lines (DESIGN §4.16).
+ */
+function readByAudience(viewer: Viewer, type: string): boolean {
+  return viewer.role === 'billing_entity' && type === 'invoice';
 }
 
 /** The audience a viewer other than staff stands for (load/audiences.ts). */

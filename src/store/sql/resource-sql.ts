@@ -1,4 +1,4 @@
-import type { Viewer, VisibilityRule } from '../visibility.js';
+import { SUPPLIER_VISIBILITY, type Viewer, type VisibilityRule } from '../visibility.js';
 import type { ListCondition, Order, ResourceSource } from '../store.js';
 
 /**
@@ -21,25 +21,29 @@ export interface Compiled {
 
 export type Param = (viewer: Viewer) => unknown;
 
-export function visibilityPredicate(rule: VisibilityRule): { sql: string; params: Param[] } {
+/** A rule as a predicate on the rows of the table named `alias` (the list's own: `t`). */
+export function visibilityPredicate(
+  rule: VisibilityRule,
+  alias = 't',
+): { sql: string; params: Param[] } {
   if (rule === 'all') return { sql: '', params: [] };
   if (rule === 'none') return { sql: ' AND 1 = 0', params: [] };
   if (rule === 'invoiceOfSupplier') {
     return {
       sql:
-        ' AND (t.supplier_ref = ? OR (t.supplier_ref IS NULL AND EXISTS (SELECT 1 FROM invoice_lines l' +
-        ' WHERE l.invoice_id = t.id AND l.supplier_ref = ?)))',
+        ` AND (${alias}.supplier_ref = ? OR (${alias}.supplier_ref IS NULL AND EXISTS (SELECT 1 FROM invoice_lines l` +
+        ` WHERE l.invoice_id = ${alias}.id AND l.supplier_ref = ?)))`,
       params: [(v) => v.supplierCode, (v) => v.supplierCode],
     };
   }
   if (rule === 'supplierOfWorker') {
     return {
-      sql: ' AND t.code IN (SELECT a.supplier_ref FROM assignments a WHERE a.workspace_id = t.workspace_id AND a.worker_id = ?)',
+      sql: ` AND ${alias}.code IN (SELECT a.supplier_ref FROM assignments a WHERE a.workspace_id = ${alias}.workspace_id AND a.worker_id = ?)`,
       params: [(v) => v.workerId],
     };
   }
   return {
-    sql: ` AND t.${rule.column} = ?`,
+    sql: ` AND ${alias}.${rule.column} = ?`,
     params: [rule.is === 'worker' ? (v) => v.workerId : (v) => v.supplierCode],
   };
 }
@@ -68,14 +72,16 @@ function memo(source: ResourceSource, key: string, build: () => Compiled): Compi
 
 /**
  * A filter's predicate (DESIGN §4.15). A supplier is named by its id and matched by its code, which
- * one lookup by the suppliers' primary key gives before the rows are read.
+ * one lookup by the suppliers' primary key gives before the rows are read, among the suppliers the
+ * viewer can list: the id of another is no supplier, so that the database never walks records of
+ * a supplier the viewer cannot read, and the answer's time says nothing of them.
  */
-function conditionSql(condition: Pick<ListCondition, 'is' | 'column'>): string {
+function conditionSql(condition: Pick<ListCondition, 'is' | 'column'>, viewer: Viewer): string {
   switch (condition.is) {
     case 'equal':
       return ` AND t.${condition.column} = ?`;
     case 'supplier':
-      return ` AND t.${condition.column} = (SELECT s.code FROM suppliers s WHERE s.id = ? AND s.workspace_id = ?)`;
+      return ` AND t.${condition.column} = (SELECT s.code FROM suppliers s WHERE s.id = ? AND s.workspace_id = ?${listableSuppliers(viewer).sql})`;
     case 'atLeast':
       return ` AND t.${condition.column} >= ?`;
     case 'atMost':
@@ -85,9 +91,17 @@ function conditionSql(condition: Pick<ListCondition, 'is' | 'column'>): string {
   }
 }
 
-function conditionParams(condition: ListCondition, workspaceId: string): unknown[] {
-  return condition.is === 'supplier' ? [condition.value, workspaceId] : [condition.value];
+function conditionParams(condition: ListCondition, workspaceId: string, viewer: Viewer): unknown[] {
+  if (condition.is !== 'supplier') return [condition.value];
+  return [condition.value, workspaceId, ...listableSuppliers(viewer).params.map((p) => p(viewer))];
 }
+
+/** The suppliers a viewer can list, as a predicate on `suppliers s`. */
+function listableSuppliers(viewer: Viewer) {
+  return visibilityPredicate(ruleFor(SUPPLIERS, viewer), 's');
+}
+
+const SUPPLIERS = { table: 'suppliers', visibility: SUPPLIER_VISIBILITY, columns: [] };
 
 function buildListPageSql(
   source: ResourceSource,
@@ -101,7 +115,7 @@ function buildListPageSql(
   const dir = order === 'asc' ? 'ASC' : 'DESC';
   const sql =
     `SELECT ${selectList(source)} FROM ${source.table} t WHERE t.workspace_id = ?${vis.sql}` +
-    conditions.map(conditionSql).join('') +
+    conditions.map((c) => conditionSql(c, viewer)).join('') +
     (hasAfter ? ` AND (t.created_at, t.id) ${cmp} (?, ?)` : '') +
     ` ORDER BY t.created_at ${dir}, t.id ${dir} LIMIT ?`;
   return {
@@ -109,7 +123,7 @@ function buildListPageSql(
     params: ({ workspaceId, viewer: v, after, limit, conditions: given = [] }) => [
       workspaceId,
       ...vis.params.map((p) => p(v)),
-      ...given.flatMap((c) => conditionParams(c, workspaceId)),
+      ...given.flatMap((c) => conditionParams(c, workspaceId, v)),
       ...(hasAfter && after ? [after[0], after[1]] : []),
       limit,
     ],
