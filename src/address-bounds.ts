@@ -64,27 +64,33 @@ export function addressKey(address: string): string {
 }
 
 /**
- * Counts per address in fixed windows, through rate-limiter-flexible's in-memory limiter (a
- * window starts at an address's first count and lasts `windowMs`): `count` adds one, `waitFor`
- * says how many seconds an address at its limit must wait (0 when it may go on), `take` does both
- * for what is itself the counted thing. A limit of 0 counts nothing. An address's window is
+ * Counts per address for one bound of the table, in fixed windows, through rate-limiter-flexible's
+ * in-memory limiter (a window starts at an address's first count and lasts the bound's window):
+ * `count` adds one, `waitFor` says how many seconds an address at its limit must wait (0 when it
+ * may go on), `take` does both for what is itself the counted thing; each wait said is a refusal
+ * its caller makes, told to `refused`. A limit of 0 counts nothing. An address's window is
  * forgotten when it ends, so memory follows the addresses seen within one window.
  */
 export class AddressWindows {
   private readonly limiter: RateLimiterMemory | null;
+  readonly windowMs: number;
 
   constructor(
-    readonly limit: number,
-    readonly windowMs: number,
+    readonly bound: AddressBoundName,
+    readonly limit: number = ADDRESS_BOUNDS[bound].limit,
+    /** Told of each refusal (every `waitFor` or `take` that says wait): the metrics. */
+    private readonly refused: (bound: AddressBoundName) => void = () => {},
   ) {
+    this.windowMs = ADDRESS_BOUNDS[bound].windowMs;
     this.limiter =
-      limit > 0 ? new RateLimiterMemory({ points: limit, duration: windowMs / 1000 }) : null;
+      limit > 0 ? new RateLimiterMemory({ points: limit, duration: this.windowMs / 1000 }) : null;
   }
 
   /** Seconds until `address` is under its limit again; 0 when it is under it now. */
   async waitFor(address: string): Promise<number> {
     const state = await this.limiter?.get(addressKey(address));
     if (!state || state.consumedPoints < this.limit) return 0;
+    this.refused(this.bound);
     return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
   }
 
@@ -101,6 +107,7 @@ export class AddressWindows {
       return 0;
     } catch (refused) {
       if (!(refused instanceof RateLimiterRes)) throw refused;
+      this.refused(this.bound);
       return Math.max(1, Math.ceil(refused.msBeforeNext / 1000));
     }
   }

@@ -45,7 +45,7 @@ export interface Identity {
   /** The built-in server to mount, when on (its issuer is the server's resource identifier). */
   authorizationServer?: Omit<
     AuthorizationServerMount,
-    'issuer' | 'resources' | 'pages' | 'clientAddress' | 'failures'
+    'issuer' | 'resources' | 'pages' | 'clientAddress' | 'failures' | 'refusedByAddress'
   >;
   /** The authorization servers the resource metadata names, the preferred one first. */
   authorizationServers: (origin: ServerOrigin) => string[];

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ADDRESS_BOUNDS, AddressWindows } from '../address-bounds.js';
+import { ADDRESS_BOUNDS, AddressWindows, type AddressBoundName } from '../address-bounds.js';
 import { ApiError } from '../errors.js';
 
 /** Small, and what an operator or a load balancer asks to know how the instance is. */
@@ -16,9 +16,10 @@ const EXEMPT = new Set(['/healthz', '/metrics']);
 export function installAnonymousBound(
   app: FastifyInstance,
   perMinute: number = ADDRESS_BOUNDS.requestsWithoutCredential.limit,
+  refused?: (bound: AddressBoundName) => void,
 ): void {
   if (perMinute === 0) return;
-  const windows = new AddressWindows(perMinute, ADDRESS_BOUNDS.requestsWithoutCredential.windowMs);
+  const windows = new AddressWindows('requestsWithoutCredential', perMinute, refused);
   app.addHook('onRequest', async (request) => {
     if (request.headers.authorization !== undefined) return;
     if (EXEMPT.has(request.url.split('?')[0])) return;

@@ -28,6 +28,7 @@ import { serverOrigin, type OriginConfig, type ServerOrigin } from './server-ori
 import { WEB_CLIENT_ID } from '../oauth-server/authorization-server.js';
 import { mountAuthorizationServer, type AuthorizationServerMount } from '../oauth-server/mount.js';
 import { installSlowReaderLimits, type SlowReaderLimits } from './slow-readers.js';
+import type { AddressBoundName } from '../address-bounds.js';
 import { installAnonymousBound } from './anonymous-bound.js';
 import { clientAddressOf } from './client-address.js';
 
@@ -46,7 +47,7 @@ export interface AppDeps {
   /** The built-in authorization server, mounted at this origin when given (DESIGN §4.12). */
   authorizationServer?: Omit<
     AuthorizationServerMount,
-    'issuer' | 'resources' | 'pages' | 'clientAddress' | 'failures'
+    'issuer' | 'resources' | 'pages' | 'clientAddress' | 'failures' | 'refusedByAddress'
   >;
   /**
    * The proxies whose X-Forwarded-For (or Forwarded) is believed (VMS_READ_TRUSTED_PROXIES:
@@ -195,7 +196,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     else done();
   });
   // Before CORS: a preflight is a request without a credential too.
-  installAnonymousBound(app, deps.anonymousPerMinute);
+  const metrics = deps.executor.deps.metrics;
+  const refusedByAddress = metrics && ((bound: AddressBoundName) => metrics.addressRefused(bound));
+  installAnonymousBound(app, deps.anonymousPerMinute, refusedByAddress);
   // Preflights are answered here, before the token and the quota; every later refusal (503
   // below, 401, 429, 404) to a listed origin carries the CORS headers set here.
   await installCors(app, deps.origins.allowedOrigins);
@@ -235,6 +238,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await mountAuthorizationServer(app, {
       ...deps.authorizationServer,
       failures: deps.executor.failures,
+      refusedByAddress,
       clientAddress,
       issuer: () => origin.resource(),
       resources: () => origin.resources(),

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ADDRESS_BOUNDS, type AddressBoundName } from '../address-bounds.js';
 import { REFUSAL_MESSAGES } from '../semantic/refusals.js';
 import type { PoolState } from '../store/store.js';
 import { webhookMeters, type WebhookMeters } from './webhook-metrics.js';
@@ -81,6 +82,7 @@ export class ServiceMetrics implements ReportMetrics {
   private readonly unnamed: Record<Transport, RequestMeters>;
   private readonly reportDuration: Histogram<'operation' | 'engine'>;
   private readonly refusals: Counter<'operation' | 'code'>;
+  private readonly addressRefusals: Counter<'bound'>;
   private readonly operations: ReadonlySet<string>;
   /** What webhook delivery records (webhook-metrics.ts). */
   readonly webhooks: WebhookMeters;
@@ -121,6 +123,13 @@ export class ServiceMetrics implements ReportMetrics {
       labelNames: ['operation', 'code'] as const,
       registers,
     });
+    this.addressRefusals = new Counter({
+      name: 'vms_read_address_refusals_total',
+      help: 'Requests refused 429 by a bound on what one client address may do (DESIGN §4.16), by bound: failedAuthentications, registrations, authorizations, requestsWithoutCredential.',
+      labelNames: ['bound'] as const,
+      registers,
+    });
+    for (const bound of Object.keys(ADDRESS_BOUNDS)) this.addressRefusals.labels(bound).inc(0);
     const metersOf = (transport: Transport) => {
       const rejected = quota.labels(transport);
       rejected.inc(0); // a rate of 0 rather than no series until the first 429
@@ -173,6 +182,10 @@ export class ServiceMetrics implements ReportMetrics {
       operation: this.operations.has(operation) ? operation : NO_OPERATION,
       code: REFUSAL_CODES.has(code) ? code : 'other',
     });
+  }
+
+  addressRefused(bound: AddressBoundName): void {
+    this.addressRefusals.labels(bound).inc();
   }
 
   get contentType(): string {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { ADDRESS_BOUNDS, AddressWindows } from '../address-bounds.js';
+import { ADDRESS_BOUNDS, AddressWindows, type AddressBoundName } from '../address-bounds.js';
 import type { OAuthRecords } from '../store/sql/oauth-records.js';
 import type { TokenReads } from '../store/store.js';
 import { createAuthorizationServer, OAUTH_ROUTES } from './authorization-server.js';
@@ -49,6 +49,8 @@ export interface AuthorizationServerMount {
   clientAddress: (raw: IncomingMessage) => string;
   /** Wrong credentials per address, the API's own (VMS_READ_AUTH_FAILURES_PER_MINUTE). */
   failures?: AddressWindows;
+  /** Told of each refusal by a bound per address (the metrics). */
+  refusedByAddress?: (bound: AddressBoundName) => void;
   /** VMS_READ_REGISTRATIONS_PER_HOUR; default ADDRESS_BOUNDS'. */
   registrationsPerHour?: number;
   /** VMS_READ_AUTHORIZATIONS_PER_HOUR; default ADDRESS_BOUNDS'. */
@@ -89,12 +91,14 @@ export async function mountAuthorizationServer(
   const now = mount.now ?? Date.now;
   const { failures, clientAddress, records } = mount;
   const registrations = new AddressWindows(
+    'registrations',
     mount.registrationsPerHour ?? ADDRESS_BOUNDS.registrations.limit,
-    ADDRESS_BOUNDS.registrations.windowMs,
+    mount.refusedByAddress,
   );
   const authorizations = new AddressWindows(
+    'authorizations',
     mount.authorizationsPerHour ?? ADDRESS_BOUNDS.authorizations.limit,
-    ADDRESS_BOUNDS.authorizations.windowMs,
+    mount.refusedByAddress,
   );
   let made: Provider | null = null;
   const provider = async () => {

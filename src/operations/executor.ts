@@ -151,8 +151,11 @@ export class Executor {
       accessTokens: deps.accessTokens,
       ownTokens: deps.ownTokens,
     });
-    const bound = ADDRESS_BOUNDS.failedAuthentications;
-    this.failures = new AddressWindows(deps.authFailuresPerMinute ?? bound.limit, bound.windowMs);
+    this.failures = new AddressWindows(
+      'failedAuthentications',
+      deps.authFailuresPerMinute ?? ADDRESS_BOUNDS.failedAuthentications.limit,
+      (bound) => deps.metrics?.addressRefused(bound),
+    );
   }
 
   /** Compiles every operation's input validator now, so no request pays for it (start-up). */

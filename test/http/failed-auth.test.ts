@@ -18,7 +18,8 @@ const wrongKey = (i: number) => `vmsr_${String(i).padStart(43, 'x')}`;
 
 describe('AddressWindows', () => {
   it('says how long an address at its limit waits, counts addresses apart, and is off at 0', async () => {
-    const windows = new AddressWindows(3, 60_000);
+    const refusals: string[] = [];
+    const windows = new AddressWindows('failedAuthentications', 3, (bound) => refusals.push(bound));
     for (let i = 0; i < 2; i++) await windows.count('10.0.0.1');
     assert.equal(await windows.waitFor('10.0.0.1'), 0);
     await windows.count('10.0.0.1');
@@ -26,7 +27,8 @@ describe('AddressWindows', () => {
     assert.ok(wait >= 59 && wait <= 60, String(wait));
     assert.equal(await windows.waitFor('10.0.0.2'), 0, 'another address');
     assert.equal(await windows.take('10.0.0.2'), 0);
-    const off = new AddressWindows(0, 60_000);
+    assert.deepEqual(refusals, ['failedAuthentications'], 'each wait said is a refusal');
+    const off = new AddressWindows('failedAuthentications', 0);
     for (let i = 0; i < 100; i++) await off.count('10.0.0.1');
     assert.equal(await off.waitFor('10.0.0.1'), 0);
   });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { readConfig } from '../../src/config.js';
 import { callerWithToken, callTool, toolsetOf } from '../../src/mcp/tools.js';
+import { ADDRESS_BOUNDS } from '../../src/address-bounds.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
 import { DELIVERY_OUTCOMES } from '../../src/metrics/webhook-metrics.js';
 import { REFUSAL_MESSAGES } from '../../src/semantic/refusals.js';
@@ -13,6 +14,7 @@ import {
   get,
   OTHER_WS,
   post,
+  send,
   startHarness,
   WS,
   type Harness,
@@ -70,6 +72,7 @@ const ALLOWED_LABELS: Record<string, (value: string) => boolean> = {
   // Subscription ids, which an operator makes (none in these tests).
   subscription: (v) => /^whk_[0-9a-f]{24}$/.test(v),
   le: (v) => v === '+Inf' || Number.isFinite(Number(v)),
+  bound: (v) => v in ADDRESS_BOUNDS,
 };
 
 const toolCall = (name: string, args: Record<string, unknown> = {}) => ({
@@ -366,5 +369,40 @@ describe('quota rejections (429) by transport', () => {
     assert.equal(await quota('mcp'), 2);
     const labels = { operation: 'list_timesheets', status: '429', transport: 'mcp' };
     assert.equal(valueOf(await scrape(h), 'vms_read_requests_total', labels), 1);
+  });
+});
+
+describe('refusals by the bounds per client address', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ metrics: true, authFailuresPerMinute: 1, anonymousPerMinute: 2 });
+  });
+  after(() => h.close());
+  const refusals = async (bound: string) =>
+    valueOf(await scrape(h), 'vms_read_address_refusals_total', { bound });
+
+  it('starts every bound at 0 and counts each 429 by its bound', async () => {
+    for (const bound of Object.keys(ADDRESS_BOUNDS)) assert.equal(await refusals(bound), 0);
+    const wrong = `vmsr_${'r'.repeat(43)}`;
+    const failures = [];
+    for (let i = 0; i < 3; i++)
+      failures.push(
+        (
+          await send(h.app, {
+            url: '/api/v1/suppliers',
+            headers: { authorization: `Bearer ${wrong}` },
+            remoteAddress: '203.0.113.30',
+          })
+        ).status,
+      );
+    assert.deepEqual(failures, [401, 429, 429]);
+    assert.equal(await refusals('failedAuthentications'), 2);
+    const anonymous = [];
+    for (let i = 0; i < 3; i++)
+      anonymous.push(
+        (await send(h.app, { url: '/openapi.json', remoteAddress: '203.0.113.31' })).status,
+      );
+    assert.deepEqual(anonymous, [200, 200, 429]);
+    assert.equal(await refusals('requestsWithoutCredential'), 1);
   });
 });
