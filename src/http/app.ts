@@ -30,7 +30,7 @@ import { mountAuthorizationServer, type AuthorizationServerMount } from '../oaut
 import { installSlowReaderLimits, type SlowReaderLimits } from './slow-readers.js';
 import type { AddressBoundName } from '../address-bounds.js';
 import { installAnonymousBound } from './anonymous-bound.js';
-import { clientAddressOf } from './client-address.js';
+import { installClientAddress } from './client-address.js';
 
 export interface AppDeps {
   executor: Executor;
@@ -61,10 +61,6 @@ export interface AppDeps {
 }
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** The client's address (client-address.ts): the peer, or what a trusted proxy says. */
-    readonly clientAddress: string;
-  }
   interface FastifyInstance {
     /**
      * Shuts down (SIGTERM): answers new requests 503 (connection: close), keeps accepting until
@@ -167,17 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // The client's address, decided once per request (trusted proxies), for every bound per address.
-  const clientAddress = clientAddressOf(deps.trustedProxies ?? [], (peer) =>
-    app.log.warn(
-      { peer },
-      'requests arrive with X-Forwarded-For or Forwarded from an address VMS_READ_TRUSTED_PROXIES does not name: those headers are ignored, and every client behind it shares its bounds (docs/deploy.md)',
-    ),
-  );
-  app.decorateRequest('clientAddress', {
-    getter(this: FastifyRequest) {
-      return clientAddress(this.raw);
-    },
-  });
+  const clientAddress = installClientAddress(app, deps.trustedProxies ?? []);
 
   let inFlight = 0;
   let closing = false;

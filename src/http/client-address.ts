@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import parseForwarded from 'forwarded-parse';
 import ipaddr from 'ipaddr.js';
 
@@ -108,4 +109,33 @@ export function clientAddressOf(
     return address;
   };
   return (raw) => ((raw as Marked)[ADDRESS] ??= decide(raw));
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The client's address (client-address.ts): the peer, or what a trusted proxy says. */
+    readonly clientAddress: string;
+  }
+}
+
+/**
+ * Gives every request its `clientAddress`, for `trustedProxies`; the first time forwarding
+ * headers come from a private peer that is not trusted, one `warn` line says so.
+ */
+export function installClientAddress(
+  app: FastifyInstance,
+  trustedProxies: readonly string[],
+): ClientAddressOf {
+  const clientAddress = clientAddressOf(trustedProxies, (peer) =>
+    app.log.warn(
+      { peer },
+      'requests arrive with X-Forwarded-For or Forwarded from an address VMS_READ_TRUSTED_PROXIES does not name: those headers are ignored, and every client behind it shares its bounds (docs/deploy.md)',
+    ),
+  );
+  app.decorateRequest('clientAddress', {
+    getter(this: FastifyRequest) {
+      return clientAddress(this.raw);
+    },
+  });
+  return clientAddress;
 }
