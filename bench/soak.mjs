@@ -7,6 +7,11 @@
 // Targets (goals, not tests: a MISS still exits 0): end RSS ≤ 1.2 × RSS after warm-up; end RSS
 // < 300 MB on scale small; /healthz p99 < 100 ms under load. Exit 1 when the server crashes or the
 // traffic cannot run.
+//
+// `--attacks on` (the default) runs bench/attacks.mjs' attacks (issue 35) on the server after the
+// traffic, `only` instead of it, `off` not at all; then, unless `--open-internet none`, issue 44's
+// (bench/open-internet-attacks.mjs: `--open-internet 1,2,3,4` picks them), each on a server of its
+// own over a fresh copy of the database, once the soak's server has stopped.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -22,6 +27,7 @@ import {
   spawnServer,
 } from './lib.mjs';
 import { runAttacks } from './attacks.mjs';
+import { printOpenInternet, runOpenInternetAttacks } from './open-internet-attacks.mjs';
 import { prng, shapeGenerator, valuePools, viewsOf } from './shapes.mjs';
 
 const { values } = parseArgs({
@@ -34,6 +40,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '12' },
     seed: { type: 'string', default: '1' },
     attacks: { type: 'string', default: 'on' },
+    'open-internet': { type: 'string', default: '1,2,3,4' },
   },
 });
 const MINUTES = Number(values.minutes);
@@ -46,6 +53,14 @@ if (!(MINUTES > 0) || !(CONCURRENCY >= 1) || !Number.isInteger(SEED)) {
 }
 if (!['on', 'off', 'only'].includes(values.attacks)) {
   console.error('--attacks: on (after the traffic, the default), off, or only (no traffic)');
+  process.exit(2);
+}
+const OPEN_INTERNET =
+  values['open-internet'] === 'none' ? [] : values['open-internet'].split(',').map(Number);
+if (!OPEN_INTERNET.every((n) => [1, 2, 3, 4].includes(n))) {
+  console.error(
+    '--open-internet: the attacks of issue 44 to run, e.g. 1,2,3,4 (the default), or none',
+  );
   process.exit(2);
 }
 if (!['tiny', 'small', 'medium', 'large'].includes(SCALE)) {
@@ -468,6 +483,17 @@ function git(...args) {
 
 const mintToken = (db, role, ...binding) => mintTokenOf(db, WORKSPACE, role, ...binding);
 
+/**
+ * What the open-internet attacks copy: the SQLite file, or the PostgreSQL database (as a
+ * template, through the cluster's maintenance database).
+ */
+function openInternetSource(db, cluster) {
+  if (!db.startsWith('postgres')) return { kind: 'sqlite', db };
+  const url = new URL(db);
+  const admin = cluster?.url ?? Object.assign(new URL(db), { pathname: '/postgres' }).href;
+  return { kind: 'postgresql', admin, name: url.pathname.slice(1) };
+}
+
 /** `vms-read serve` as a child, its log lines counted (first and last kept), its exit watched. */
 function startServer(db, port) {
   const child = spawnServer(db, port, {
@@ -661,6 +687,13 @@ async function main() {
           });
     clearInterval(sampler);
     const shutdown = server.crashed ? null : await server.stop();
+    // Issue 44's attacks, each on a server of its own over a fresh copy of this database (made
+    // once this server has stopped: PostgreSQL copies a database nothing is connected to).
+    if (attacks && OPEN_INTERNET.length > 0)
+      attacks.openInternet = await runOpenInternetAttacks({
+        source: openInternetSource(db, cluster),
+        which: OPEN_INTERNET,
+      });
 
     const output = summarize({
       commandLine,
@@ -875,6 +908,7 @@ function print(o) {
       );
     }
     line('vanishing waves: RSS MB', o.attacks.waves.rssMbBeforeAndAfterEachWave.join(' -> '));
+    if (o.attacks.openInternet) printOpenInternet(o.attacks.openInternet);
   }
   line('shutdown', JSON.stringify(o.shutdown));
   if (o.findings.length) {
