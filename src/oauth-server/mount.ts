@@ -116,6 +116,10 @@ export async function mountAuthorizationServer(
       fetch: mount.fetch,
     });
     installGuards(made, { records, clientAddress, failures, registrations, now });
+    // The provider answers its own 500s ("oops! something went wrong"); they are ours to log.
+    made.on('server_error', (ctx: { path?: string }, error: unknown) =>
+      app.log.error({ err: error, path: ctx.path }, 'authorization server failed a request'),
+    );
     return made;
   };
 

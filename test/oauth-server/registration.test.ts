@@ -176,3 +176,36 @@ for (const dialect of DIALECTS)
       await signIn(base, personWith({ key: h.tokens.staff }), { client });
     });
   });
+
+describe('the built-in server failing', () => {
+  let h: Harness;
+  let base = '';
+  const lines: { level: number; msg: string; err?: { message?: string } }[] = [];
+  before(async () => {
+    h = await startHarness({
+      oauthServer: true,
+      logger: { level: 'warn', stream: { write: (line: string) => lines.push(JSON.parse(line)) } },
+    });
+    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  after(() => h.close());
+
+  it('logs its 500s, which the library answers itself, at error level', async () => {
+    const records = h.store.authorizationRecords();
+    const save = records.saveOAuthRecord;
+    records.saveOAuthRecord = async () => {
+      throw new Error('the disk is full');
+    };
+    try {
+      const answer = await register(base, { client_name: 'fails' });
+      assert.equal(answer.status, 500);
+      assert.equal(answer.body.error, 'server_error');
+    } finally {
+      records.saveOAuthRecord = save;
+    }
+    const logged = lines.find((line) => line.msg === 'authorization server failed a request');
+    assert.ok(logged, JSON.stringify(lines));
+    assert.equal(logged.level, 50);
+    assert.equal(logged.err?.message, 'the disk is full');
+  });
+});
