@@ -178,7 +178,7 @@ export function openApiDocument(
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: `An OAuth 2.0 access token (a JWT, RFC 9068) issued for this server (its \`aud\` is the server's URL, or it with \`/mcp\`) by an authorization server listed in \`authorization_servers\` of \`/.well-known/oauth-protected-resource\` (RFC 9728), with scopes among ${SCOPES.map((s) => `\`${s}\``).join(', ')}. Cursors and the quota belong to the grant (issuer, subject and client), so a refreshed token keeps them.`,
+          description: `An OAuth 2.0 access token issued for this server (for the server's URL, or it with \`/mcp\`) by an authorization server listed in \`authorization_servers\` of \`/.well-known/oauth-protected-resource\` (RFC 9728), with scopes among ${SCOPES.map((s) => `\`${s}\``).join(', ')}: the built-in server's are opaque, an organisation's are JWTs (RFC 9068). Cursors belong to the grant (issuer, subject and client), so a refreshed token keeps them; the quota to the subject, whatever the client.`,
         },
       },
       responses: errorResponses(operations),
