@@ -29,6 +29,7 @@ const LAYERS = [
   ['auth', ['auth/']],
   ['metrics', ['metrics/']],
   ['operations', ['operations/']],
+  ['audit', ['audit/']],
   ['webhooks', ['webhooks/']],
   ['seed', ['seed/']],
   ['importer', ['importer/']],

@@ -24,6 +24,8 @@ export const DEFAULT_REPORT_TIMEOUT_MS = 10_000;
 export const DEFAULT_DRAIN_MS = 8000;
 export const DEFAULT_PG_POOL_SIZE = 10;
 export const DEFAULT_TOMBSTONE_DAYS = 30;
+/** DESIGN §4.17: how long the access trail keeps its events. */
+export const DEFAULT_AUDIT_DAYS = 400;
 /** DESIGN §4.14: a failed webhook delivery's first retry gap, and a delivery claim's length. */
 export const DEFAULT_WEBHOOK_RETRY_MS = 5000;
 export const DEFAULT_WEBHOOK_LEASE_MS = 30_000;
@@ -134,6 +136,13 @@ export interface Config extends AddressBoundsConfig {
    * page's (VMS_READ_WEB_ISSUER) when it is one of them, else the built-in server.
    */
   preferredIssuer: string | undefined;
+  /**
+   * VMS_READ_AUDIT: `on` (default) keeps the access trail, an event per answered request
+   * (DESIGN §4.17); `off` keeps none.
+   */
+  audit: boolean;
+  /** VMS_READ_AUDIT_DAYS: how many days the access trail keeps its events, default 400. */
+  auditDays: number;
   /** VMS_READ_WEBHOOK_RETRY_MS: the gap before a failed delivery's first retry, default 5000. */
   webhookRetryMs: number;
   /**
@@ -348,6 +357,14 @@ export function readConfig(env: Env = process.env): Config {
     trustedProxies: trustedProxiesOf(env),
     unusedClientHours: unusedClientHoursOf(env),
     preferredIssuer: preferredIssuerOf(env),
+    audit: oneOf(env, 'VMS_READ_AUDIT', ['on', 'off'] as const, 'on') === 'on',
+    auditDays: wholeNumber(
+      env,
+      'VMS_READ_AUDIT_DAYS',
+      DEFAULT_AUDIT_DAYS,
+      1,
+      'must be a whole number of days, at least 1',
+    ),
     webhookRetryMs: wholeNumber(
       env,
       'VMS_READ_WEBHOOK_RETRY_MS',

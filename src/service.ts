@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AccessTokenVerifier } from './auth/access-tokens.js';
 import type { OwnTokens } from './auth/own-tokens.js';
+import { AuditTrail } from './audit/trail.js';
+import type { AnswerSink } from './operations/answered.js';
 import { createQuota, type Quota } from './auth/quota.js';
 import { createRedisQuota, type QuotaLog } from './auth/redis-quota.js';
 import {
@@ -64,6 +66,8 @@ export interface ServiceOptions {
   accessTokens?: AccessTokenVerifier;
   /** The built-in server's access tokens (createService makes them with the server). */
   ownTokens?: OwnTokens;
+  /** Where answered requests go (createService makes the access trail when `audit` is on). */
+  answers?: AnswerSink;
   /** The built-in authorization server (VMS_READ_OAUTH_SERVER): off unless asked for here. */
   oauthServer?: boolean;
   /** The demo accounts its sign-in page offers (`vms-read demo`). */
@@ -89,6 +93,10 @@ export interface ServiceOptions {
   unusedClientHours?: number;
   /** VMS_READ_PREFERRED_ISSUER: the authorization server MCP hosts are sent to first. */
   preferredIssuer?: string;
+  /** VMS_READ_AUDIT: keep the access trail (DESIGN §4.17); off unless asked for here. */
+  audit?: boolean;
+  /** VMS_READ_AUDIT_DAYS: how long the trail keeps its events (removed hourly). */
+  auditDays?: number;
 }
 
 /** How often a server removes tombstones past the horizon (DESIGN §4.13: at least hourly). */
@@ -133,6 +141,8 @@ export function serviceSettings(
   | 'authorizationsPerHour'
   | 'unusedClientHours'
   | 'preferredIssuer'
+  | 'audit'
+  | 'auditDays'
 > {
   const { secret, quotaPerMinute, redisUrl, reportTimeoutMs, origins, cache, metrics } = config;
   return {
@@ -167,6 +177,8 @@ export function serviceSettings(
     authorizationsPerHour: config.authorizationsPerHour,
     unusedClientHours: config.unusedClientHours,
     preferredIssuer: config.preferredIssuer,
+    audit: config.audit,
+    auditDays: config.auditDays,
   };
 }
 
@@ -203,6 +215,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     reports,
     accessTokens: options.accessTokens,
     ownTokens: options.ownTokens,
+    answers: options.answers,
     metrics: options.metrics
       ? new ServiceMetrics({
           operations: OPERATIONS.map((operation) => operation.name),
@@ -225,8 +238,14 @@ export async function createService(
   // OAuth tokens must name this server (DESIGN §4.12), whose origin is known once the app is.
   const known: { origin?: ServerOrigin } = {};
   const identity = await setUpIdentity(options, () => known.origin);
+  const trail = options.audit
+    ? new AuditTrail(options.store.auditTrail(), {
+        warn: (details, message) => log.to?.warn(details as Record<string, unknown>, message),
+      })
+    : undefined;
   const executor = await createExecutor({
     ...options,
+    answers: trail,
     accessTokens: identity.accessTokens,
     ownTokens: identity.ownTokens,
     quotaLog: options.quotaLog ?? {
@@ -251,6 +270,11 @@ export async function createService(
   known.origin = serverOrigin(app, options.origins ?? { allowedOrigins: [] });
   log.to = app.log;
   app.addHook('onClose', () => executor.close());
+  if (trail) {
+    // After every request has drained: each one answered is written before the process ends.
+    app.addHook('onClose', () => trail.close());
+    if (options.auditDays !== undefined) sweepTrail(app, options.store, options.auditDays);
+  }
   const { tombstoneDays } = options;
   if (tombstoneDays !== undefined) {
     const sweep = setInterval(() => {
@@ -292,4 +316,21 @@ export async function warmService(
   const warm = await warmReports(executor, workspaces, log);
   await app.inject({ method: 'GET', url: '/healthz' }).catch(() => {});
   return warm;
+}
+
+/** How often the server removes events past VMS_READ_AUDIT_DAYS. */
+export const AUDIT_SWEEP_MS = 3_600_000;
+
+/** Retention (DESIGN §4.17): hourly, events older than `days` go, each chain's anchor moved. */
+function sweepTrail(app: FastifyInstance, store: Store, days: number): void {
+  const sweep = setInterval(() => {
+    store
+      .auditTrail()
+      .pruneAuditEvents(Date.now() - days * 86_400_000)
+      .catch((error: unknown) =>
+        app.log.warn({ err: error }, 'old access trail events not removed'),
+      );
+  }, AUDIT_SWEEP_MS);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
 }

@@ -30,6 +30,7 @@ import { mountAuthorizationServer, type AuthorizationServerMount } from '../oaut
 import { installSlowReaderLimits, type SlowReaderLimits } from './slow-readers.js';
 import type { AddressBoundName } from '../address-bounds.js';
 import { installAnonymousBound } from './anonymous-bound.js';
+import { installAnswerTrail } from './answer-trail.js';
 import { installClientAddress } from './client-address.js';
 
 export interface AppDeps {
@@ -208,6 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const answer = errorAnswer(origin);
   installErrorHandling(app, answer);
   installMetrics(app, deps.executor.deps.metrics);
+  installAnswerTrail(app, deps.executor);
 
   app.get('/healthz', async () => {
     const ready = await withDeadline(

@@ -54,6 +54,7 @@ export function errorAnswer(origin: ServerOrigin): ErrorAnswer {
   return (error, request, reply) => {
     const outcome = errorOutcome(fromFastifyError(error) ?? error, request.id);
     logErrorOutcome(request.log, outcome, error);
+    request.answerCode = outcome.body.error.code;
     // Why a presented token was refused, for whoever runs the identity provider (never the token).
     if (outcome.reason === 'unauthorized' && error instanceof ApiError && error.detail)
       request.log.debug({ reason: error.detail }, 'token refused');

@@ -149,7 +149,12 @@ export function mountMcpHttp(
   });
 
   app.post(MCP_PATH, {
-    config: { resourceMetadataPath: MCP_METADATA_PATH, challengeScope: ALL_SCOPES, meters },
+    config: {
+      resourceMetadataPath: MCP_METADATA_PATH,
+      challengeScope: ALL_SCOPES,
+      meters,
+      mcpTrail: toolset,
+    },
     errorHandler: mcpErrorAnswer(errorAnswer),
     onRequest: async (request) => {
       checkOriginAndHost(request, origin);
@@ -171,7 +176,14 @@ export function mountMcpHttp(
       const principal = request.principal as Principal;
       checkToolScope(request, principal, toolset);
       const { receivedAt } = request;
-      const caller = async () => ({ principal, receivedAt });
+      const origin = {
+        address: request.clientAddress,
+        userAgent: request.headers['user-agent'] ?? null,
+      };
+      const caller = async () => {
+        request.toolCalled = true;
+        return { principal, receivedAt, origin };
+      };
       const modernAnswer = await modern.answer(request, { principal, caller, log: request.log });
       if (modernAnswer)
         return reply

@@ -68,6 +68,7 @@ export function mountOperation(
     config: {
       meters: executor.deps.metrics?.requestMeters(operation.name, 'rest'),
       challengeScope: operation.scope ?? ALL_SCOPES,
+      operation,
     },
     onRequest: (request) => authenticateAndAdmit(executor, request),
     handler: async (request, reply) => {
@@ -86,9 +87,11 @@ export function mountOperation(
         }
         input = request.body;
       }
+      request.seen = {};
       const data = await executor.run(operation, principal, input, {
         fromQueryString: operation.method === 'GET',
         receivedAt: request.receivedAt,
+        seen: request.seen,
       });
       sendParts(request, reply, watchAnswer, JSON_UTF8, serializeEnvelope(data, request.id));
     },

@@ -5,6 +5,7 @@ import { monotonicNow } from '../deadline.js';
 import { errorOutcome, logErrorOutcome, type ErrorLogger } from '../errors.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Executor } from '../operations/executor.js';
+import { refusalCodeOf, type Seen } from '../operations/answered.js';
 import { dataSchema, type AnyOperation } from '../operations/operation.js';
 import { JSON_RPC, ProtocolError } from './protocol-errors.js';
 import { withView } from './report-view.js';
@@ -60,7 +61,29 @@ export function toolsetOf(operations: readonly AnyOperation[]): Toolset {
  * Who is calling and when the request arrived: each transport knows this its own way (HTTP once
  * per POST, already authenticated and counted; stdio per call, from its token).
  */
-export type Caller = () => Promise<{ principal: Principal; receivedAt: number }>;
+export type Caller = () => Promise<{
+  principal: Principal;
+  receivedAt: number;
+  /** Where the call came from, for the access trail: none over stdio. */
+  origin?: CallOrigin;
+}>;
+
+/** A call's client: its address (DESIGN §4.16) and its HTTP User-Agent. */
+export interface CallOrigin {
+  address: string | null;
+  userAgent: string | null;
+}
+
+/** The MCP 2026-07-28 `_meta` key under which a request names its client. */
+const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+
+/** The client as a tool call names itself (`name/version` of its `clientInfo`), else `fallback`. */
+function userAgentOf(params: unknown, fallback: string | null): string | null {
+  const meta = isObject(params) && isObject(params._meta) ? params._meta : null;
+  const info = meta && isObject(meta[CLIENT_INFO]) ? meta[CLIENT_INFO] : null;
+  if (!info || typeof info.name !== 'string') return fallback;
+  return typeof info.version === 'string' ? `${info.name}/${info.version}` : info.name;
+}
 
 /** A caller that authenticates one token, and counts it against its quota, on every call (stdio). */
 export function callerWithToken(executor: Executor, token: string): Caller {
@@ -141,20 +164,42 @@ export async function runTool(
   if ('refused' in tool) throw refusedCall(metrics, started, tool.refused);
   const { operation, args } = tool;
   const requestId = randomUUID();
+  const seen: Seen = {};
+  let principal: Principal | null = null;
+  let origin: CallOrigin | undefined;
+  // Every tool call is one answered request of the access trail, refused ones included.
+  const answered = (status: number, code: string | null) =>
+    executor.answered({
+      requestId,
+      at: Date.now(),
+      transport: 'mcp',
+      address: origin?.address ?? null,
+      userAgent: userAgentOf(params, origin?.userAgent ?? null),
+      principal,
+      operation,
+      seen,
+      status,
+      code,
+    });
   try {
-    const { principal, receivedAt } = await caller();
+    const called = await caller();
+    ({ principal, origin } = called);
+    const { receivedAt } = called;
     // Over HTTP the request arrived before this call: its latency counts from there.
     if (metrics) started = Math.min(started, receivedAt);
-    const data = await executor.run(operation, principal, args, {
+    const data = await executor.run(operation, called.principal, args, {
       fromQueryString: false,
       receivedAt,
+      seen,
     });
     countCall(metrics, started, operation.name, 200);
+    answered(200, refusalCodeOf(data));
     const trust = (toolset.trust.get(operation.name) as ToolTrust).of(data);
     return { ok: true, operation, data, requestId, trust };
   } catch (error) {
     const outcome = errorOutcome(error, requestId);
     countCall(metrics, started, operation.name, outcome.status);
+    answered(outcome.status, outcome.body.error.code);
     if (logger)
       logErrorOutcome(logger, outcome, error, {
         tool: operation.name,

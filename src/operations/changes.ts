@@ -5,6 +5,7 @@ import type { FeedPosition, ResourceSource } from '../store/store.js';
 import type { Principal } from '../auth/principal.js';
 import { invoiceList } from './invoices.js';
 import { defineOperation } from './operation.js';
+import { revealedRecord } from './revelation.js';
 import { CursorParam } from './params.js';
 import { ChangesRefusalSchema, refusal } from './refusal.js';
 import type { ResourceSpec } from './resource-operations.js';
@@ -153,6 +154,12 @@ export const listChanges = defineOperation({
   input: ChangesInput,
   output: ChangesPage,
   refusal: ChangesRefusalSchema,
+  // Each item's record, and each tombstone by its type and id.
+  reveals: (_params, data) => ({
+    records: ((data as { items?: ChangeItemData[] }).items ?? []).map((item) =>
+      item.record ? revealedRecord(item.type, item.record) : { type: item.type, id: item.id },
+    ),
+  }),
   async run(ctx, params: Static<typeof ChangesInput>) {
     const { principal, workspace } = ctx;
     const pageSize = Math.min(params.limit ?? workspace.pageSize, workspace.pageSize);

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { AccessTokenVerifier } from '../auth/access-tokens.js';
+import type { AnsweredRequest, AnswerSink, Seen } from './answered.js';
 import type { OwnTokens } from '../auth/own-tokens.js';
 import { ADDRESS_BOUNDS, AddressWindows } from '../address-bounds.js';
 import { PrincipalCache } from '../auth/principal-cache.js';
@@ -53,6 +54,8 @@ export interface ExecutorDeps {
   accessTokens?: AccessTokenVerifier;
   /** The built-in authorization server's access tokens; absent when it is off. */
   ownTokens?: OwnTokens;
+  /** Where answered requests go (the access trail, DESIGN §4.17); absent when it is off. */
+  answers?: AnswerSink;
 }
 
 /** How a request reached the executor. */
@@ -61,6 +64,8 @@ export interface Arrival {
   fromQueryString: boolean;
   /** When the request was received (monotonicNow()); deadlines count from here. */
   receivedAt: number;
+  /** Filled with the input as accepted and the data answered, for the access trail. */
+  seen?: Seen;
 }
 
 function validatorFactory() {
@@ -220,6 +225,14 @@ export class Executor {
     if (wait > 0) throw new ApiError('rate_limited', { 'retry-after': String(wait) });
   }
 
+  /**
+   * A transport's answered request (every REST answer of an operation's route or `/mcp`, every
+   * tool call), handed to the access trail as data; nothing when the trail is off.
+   */
+  answered(request: AnsweredRequest): void {
+    this.deps.answers?.answered(request);
+  }
+
   /** Releases what the executor holds beyond the store: the shared quota's Redis connection. */
   async close(): Promise<void> {
     await this.deps.quota.close?.();
@@ -236,10 +249,13 @@ export class Executor {
       ? typedQuery(operation.input, rawInput as Record<string, unknown>)
       : rawInput;
     this.checkStrictness(operation, input, arrival);
+    if (arrival.seen) arrival.seen.input = input;
     if (operation.scope !== null && !principal.scopes.has(operation.scope))
       throw insufficientScope(principal, operation.scope);
     if (operation.staffOnly && principal.role !== 'staff') throw new ApiError('forbidden');
-    const answer = this.answer(operation, principal, input, arrival);
+    let answer = this.answer(operation, principal, input, arrival);
+    const { seen } = arrival;
+    if (seen) answer = answer.then((data) => (seen.data = data));
     const { metrics } = this.deps;
     return metrics && operation.refusal ? countRefusal(metrics, operation.name, answer) : answer;
   }

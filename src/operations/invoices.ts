@@ -17,6 +17,7 @@ const source = {
 
 export const invoiceList: ResourceSpec = {
   name: 'list_invoices',
+  type: 'invoice',
   path: '/api/v1/invoices',
   scope: 'read:financial',
   title: 'List invoices',
@@ -41,6 +42,7 @@ export const listInvoices = listOperation(invoiceList);
 
 export const getInvoice = getWithPartsOperation({
   name: 'get_invoice',
+  type: 'invoice',
   path: '/api/v1/invoices/item',
   scope: 'read:financial',
   title: 'Get an invoice',

@@ -8,6 +8,7 @@ import type { ReportFacts, ResourceReads, Row, Workspace } from '../store/store.
 import type { CatalogCache } from './catalog-cache.js';
 import type { ReportGate } from './report-gate.js';
 import type { ResultCache } from './result-cache.js';
+import type { Revelation } from './revelation.js';
 
 /** What an operation's handler may use: nothing transport-specific. */
 export interface OperationContext {
@@ -71,6 +72,11 @@ export interface Operation<
    */
   refine?(input: Static<I>): string | null;
   run(context: OperationContext, input: Static<I>): Promise<Static<O> | Static<R>>;
+  /**
+   * What an answer carried (revelation.ts), for the access trail: the records it served, or a
+   * report's query and rows; nothing when absent.
+   */
+  reveals?(input: Static<I>, data: Static<O> | Static<R>): Revelation;
 }
 
 /** Defines an operation; TypeScript infers the handler's input and result from the schemas. */

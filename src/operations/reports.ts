@@ -5,6 +5,7 @@ import { incoherence } from '../semantic/query-schema.js';
 import { checkSavedDefinition } from '../semantic/saved-definition.js';
 import type { Keyset } from '../store/store.js';
 import type { SavedQueryKind } from '../records/resources.js';
+import type { Revelation } from './revelation.js';
 import { defineOperation } from './operation.js';
 import { NoParams, RunSavedQueryBody, SavedQueryListInput, SemanticQueryBody } from './params.js';
 import { ListRefusalSchema, refusal } from './refusal.js';
@@ -53,6 +54,18 @@ export const listCatalog = defineOperation({
   },
 });
 
+/**
+ * What a report's answer carried (DESIGN §4.17): no record, its query (as run, or as asked when it
+ * was refused) and how many rows it gave. Reports describe groups, never a worker.
+ */
+function revealedReport(asked: unknown, data: unknown): Revelation {
+  const { rows, semanticQuery } = data as { rows?: unknown[]; semanticQuery?: unknown };
+  return {
+    records: [],
+    report: { query: semanticQuery ?? asked, rows: Array.isArray(rows) ? rows.length : 0 },
+  };
+}
+
 export const runSemanticQuery = defineOperation({
   name: 'run_semantic_query',
   method: 'POST',
@@ -78,6 +91,7 @@ export const runSemanticQuery = defineOperation({
   refine: incoherence,
   output: QueryResultSchema,
   refusal: ReportRefusalSchema,
+  reveals: (body, data) => revealedReport(body.query, data),
   run(ctx, body) {
     return runReportQuery(
       ctx,
@@ -153,6 +167,7 @@ export const runSavedQuery = defineOperation({
   input: RunSavedQueryBody,
   output: SavedQueryResultSchema,
   refusal: ReportRefusalSchema,
+  reveals: (body, data) => revealedReport({ savedQueryId: body.savedQueryId }, data),
   async run(ctx, { savedQueryId, cursor }) {
     const saved = await ctx.store.getSavedQuery(ctx.workspace.id, savedQueryId);
     if (!saved) {

@@ -13,6 +13,8 @@ import {
 } from './list-filters.js';
 import { GetInput, ListInput, OrderParam } from './params.js';
 import { ListRefusalSchema, refusal } from './refusal.js';
+import type { FeedType } from '../store/sql/change-log.js';
+import { revealedItem, revealedItems } from './revelation.js';
 
 export function pageSchema(item: TObject) {
   return Type.Object(
@@ -34,6 +36,8 @@ export interface ResourceSpec {
   title: string;
   description: string;
   record: RecordType;
+  /** The record's type, as the change feed and the access trail name it. */
+  type: FeedType;
   source: Omit<ResourceSource, 'columns'>;
   /** The list's filters by parameter name (DESIGN §4.15); none when absent. */
   filters?: ListFilters;
@@ -89,6 +93,7 @@ export function listOperation(spec: ResourceSpec) {
     output: pageSchema(spec.record.schema),
     refusal: ListRefusalSchema,
     refine: (params) => periodRule(params),
+    reveals: (_input, data) => revealedItems(spec.type, data),
     async run(ctx, params) {
       const order = params.order ?? 'asc';
       const pageSize = Math.min(params.limit ?? ctx.workspace.pageSize, ctx.workspace.pageSize);
@@ -136,6 +141,7 @@ export function getOperation(spec: ResourceSpec) {
     ...resourceHeader(spec),
     input: GetInput,
     output: itemSchema(spec.record.schema),
+    reveals: (_input, data) => revealedItem(spec.type, data),
     async run(ctx, { id }) {
       const row = await ctx.store.getVisible(source, ctx.workspace.id, ctx.principal, id);
       const pii = ctx.principal.scopes.has('read:pii');
@@ -175,6 +181,7 @@ export function getWithPartsOperation(spec: WithPartsSpec) {
     ...resourceHeader(spec),
     input: GetInput,
     output: itemSchema(Type.Object(properties, { additionalProperties: false })),
+    reveals: (_input, data) => revealedItem(spec.type, data, spec.header),
     async run(ctx, { id }) {
       const row = await ctx.store.getVisible(source, ctx.workspace.id, ctx.principal, id);
       if (!row) return { item: null };

@@ -18,6 +18,7 @@ const PAGING =
 
 export const supplierList: ResourceSpec = {
   name: 'list_suppliers',
+  type: 'supplier',
   path: '/api/v1/suppliers',
   scope: 'read:program',
   title: 'List suppliers',
@@ -30,6 +31,7 @@ export const listSuppliers = listOperation(supplierList);
 
 export const assignmentList: ResourceSpec = {
   name: 'list_assignments',
+  type: 'assignment',
   path: '/api/v1/assignments',
   scope: 'read:workforce',
   title: 'List assignments',
@@ -50,6 +52,7 @@ export const listAssignments = listOperation(assignmentList);
 
 export const expenseList: ResourceSpec = {
   name: 'list_expenses',
+  type: 'expense',
   path: '/api/v1/expenses',
   scope: 'read:financial',
   title: 'List expenses',
@@ -70,6 +73,7 @@ export const listExpenses = listOperation(expenseList);
 
 export const approvalStatusList: ResourceSpec = {
   name: 'list_approval_statuses',
+  type: 'approval_status',
   path: '/api/v1/approval-statuses',
   scope: 'read:workforce',
   title: 'List approval statuses',

@@ -13,6 +13,7 @@ const source = {
 
 export const timesheetList: ResourceSpec = {
   name: 'list_timesheets',
+  type: 'timesheet',
   path: '/api/v1/timesheets',
   scope: 'read:workforce',
   title: 'List timesheets',
@@ -34,6 +35,7 @@ export const listTimesheets = listOperation(timesheetList);
 
 export const getTimesheet = getWithPartsOperation({
   name: 'get_timesheet',
+  type: 'timesheet',
   path: '/api/v1/timesheets/item',
   scope: 'read:workforce',
   title: 'Get a timesheet',

@@ -10,6 +10,7 @@ const source = {
 
 export const workerList: ResourceSpec = {
   name: 'list_workers',
+  type: 'worker',
   path: '/api/v1/workers',
   scope: 'read:workforce',
   title: 'List workers',
@@ -31,6 +32,7 @@ export const listWorkers = listOperation(workerList);
 
 export const getWorker = getOperation({
   name: 'get_worker',
+  type: 'worker',
   path: '/api/v1/workers/item',
   scope: 'read:workforce',
   title: 'Get a worker',

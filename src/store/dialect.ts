@@ -54,6 +54,7 @@ export function createIndexSql(table: Table): string[] {
 
 /** A migration's SQL in a dialect: its first statements, each table with its indexes, the rest. */
 export function migrationSql(dialect: Dialect, migration: Migration): string {
+  if (migration.only !== undefined && migration.only !== dialect.name) return '';
   return [
     ...(migration.before ?? []),
     ...migration.tables.flatMap((table) => [

@@ -16,6 +16,7 @@ import {
   TOMBSTONE_TABLES,
 } from './sql/change-log.js';
 import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
+import { AUDIT_TABLES } from './sql/audit/audit-tables.js';
 import {
   ANSWER_TEXT_DROPPED,
   WEBHOOK_ATTEMPTS_TABLE,
@@ -370,6 +371,12 @@ export interface Migration {
   before?: readonly string[];
   tables: readonly Table[];
   statements: readonly string[];
+  /**
+   * The only dialect whose database holds it: what a SQLite database keeps in a side file of its
+   * own (sqlite/side-file.ts) is a table of the database on PostgreSQL. Elsewhere the version
+   * counts, and nothing is made.
+   */
+  only?: 'sqlite' | 'postgres';
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -404,11 +411,16 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   // 11: billing entities read invoices through their audience rows (DESIGN §4.16).
   { tables: [], statements: [READ_INVOICES] },
+  // 12: the access trail (DESIGN §4.17); on SQLite a file of its own, `<db>-audit`.
+  { tables: AUDIT_TABLES, statements: [], only: 'postgres' },
 ];
 
 /** Every table of the schema by name. */
 export const TABLES: ReadonlyMap<string, Table> = new Map(
-  MIGRATIONS.flatMap((m) => m.tables).map((t) => [t.name, t]),
+  // A dialect's own tables (the access trail on PostgreSQL) are not the data's.
+  MIGRATIONS.filter((m) => m.only === undefined)
+    .flatMap((m) => m.tables)
+    .map((t) => [t.name, t]),
 );
 
 /** Tables the seed generator and importer write, in dependency order. */

@@ -27,6 +27,7 @@ import {
 import { changedRecordsSql, changePositionsSql } from './sql/changes-sql.js';
 import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES } from './sql/change-log.js';
 import { oauthRecords, type OAuthRecords, type OAuthSql } from './sql/oauth-records.js';
+import { auditRecords, type AuditRecords, type AuditSql } from './sql/audit/audit-records.js';
 import { deliveryRecords, type DeliveryRecords } from './sql/webhook-progress.js';
 import { webhookRecords, type WebhookRecords } from './sql/webhook-subscriptions.js';
 import {
@@ -245,6 +246,21 @@ export abstract class SqlStore implements Store {
 
   authorizationRecords(): OAuthRecords {
     return (this.oauth ??= oauthRecords(this.oauthSql()));
+  }
+
+  private audit: AuditRecords | null = null;
+
+  /** The access trail (DESIGN §4.17, sql/audit/). */
+  auditTrail(): AuditRecords {
+    return (this.audit ??= auditRecords(this.auditSql()));
+  }
+
+  /** Where the access trail is read and written: beside the data by default, written aside. */
+  protected auditSql(): AuditSql {
+    return {
+      all: (sql, params) => this.all(sql, params),
+      run: (sql, params) => this.runAside(sql, params),
+    };
   }
 
   /** Where the authorization server's records are read and written: beside the data by default. */

@@ -6,6 +6,7 @@ import type { DataTable } from './schema.js';
 import type { Load, LoadOptions } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
 import type { OAuthRecords } from './sql/oauth-records.js';
+import type { AuditRecords } from './sql/audit/audit-records.js';
 import type { DeliveryRecords } from './sql/webhook-progress.js';
 import type { WebhookRecords } from './sql/webhook-subscriptions.js';
 import type { ErasureOutcome } from './sql/erasure.js';
@@ -359,6 +360,11 @@ export interface AuthorizationRecords {
   authorizationRecords(): OAuthRecords;
 }
 
+/** The access trail (DESIGN §4.17): the server writes it, the CLI and `list_audit_events` read it. */
+export interface AuditTrailStore {
+  auditTrail(): AuditRecords;
+}
+
 /** Webhook subscriptions (DESIGN §4.14): the webhook commands and the delivery. */
 export interface WebhookStore {
   webhooks(): WebhookRecords & DeliveryRecords;
@@ -375,4 +381,5 @@ export interface Store
     ReportFacts,
     AdminWrites,
     FactSource,
-    AuthorizationRecords {}
+    AuthorizationRecords,
+    AuditTrailStore {}

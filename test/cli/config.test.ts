@@ -46,6 +46,8 @@ describe('readConfig: the environment, read once and checked', () => {
       trustedProxies: [],
       unusedClientHours: 24,
       preferredIssuer: undefined,
+      audit: true,
+      auditDays: 400,
     });
   });
 
@@ -72,6 +74,8 @@ describe('readConfig: the environment, read once and checked', () => {
       VMS_READ_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8',
       VMS_READ_UNUSED_CLIENT_HOURS: '0.5',
       VMS_READ_PREFERRED_ISSUER: 'http://127.0.0.1:8443/realms/vms',
+      VMS_READ_AUDIT: 'off',
+      VMS_READ_AUDIT_DAYS: '30',
       VMS_READ_WEBHOOK_LEASE_MS: '2000',
       VMS_READ_WEBHOOK_ALLOW_INSECURE: '1',
       VMS_READ_PUBLIC_URL: 'https://vms.example.com/base',
@@ -161,6 +165,8 @@ describe('readConfig: the environment, read once and checked', () => {
       trustedProxies: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'],
       unusedClientHours: 0.5,
       preferredIssuer: 'http://127.0.0.1:8443/realms/vms',
+      audit: false,
+      auditDays: 30,
     });
   });
 

@@ -116,6 +116,10 @@ for (const dialect of DIALECTS)
         "INSERT INTO meta (key, value) VALUES ('data_stamp', 'mwu4sf9j-ca397581d2')",
         'DROP INDEX time_entries_timesheet',
         'CREATE INDEX time_entries_timesheet ON time_entries (timesheet_id, created_at, id)',
+        // the access trail (schema version 12, PostgreSQL's)
+        'DROP TABLE IF EXISTS audit_reveals',
+        'DROP TABLE IF EXISTS audit_events',
+        'DROP TABLE IF EXISTS audit_chains',
         dialect === 'sqlite'
           ? 'PRAGMA user_version = 2'
           : 'DELETE FROM schema_version WHERE version >= 3',
@@ -180,6 +184,10 @@ for (const dialect of DIALECTS)
           `CREATE INDEX ${table}_period_end ON ${table} (workspace_id, period_end, period_start)`,
         ]),
         'DROP TABLE period_zones',
+        // the access trail (schema version 12, PostgreSQL's)
+        'DROP TABLE IF EXISTS audit_reveals',
+        'DROP TABLE IF EXISTS audit_events',
+        'DROP TABLE IF EXISTS audit_chains',
         dialect === 'sqlite'
           ? 'PRAGMA user_version = 8'
           : 'DELETE FROM schema_version WHERE version >= 9',
@@ -229,6 +237,10 @@ for (const dialect of DIALECTS)
       // The database as schema version 10 left it: no reads of invoices.
       for (const sql of [
         "DELETE FROM audience_changes WHERE type = 'invoice' AND reason IS NULL",
+        // the access trail (schema version 12, PostgreSQL's)
+        'DROP TABLE IF EXISTS audit_reveals',
+        'DROP TABLE IF EXISTS audit_events',
+        'DROP TABLE IF EXISTS audit_chains',
         dialect === 'sqlite'
           ? 'PRAGMA user_version = 10'
           : 'DELETE FROM schema_version WHERE version >= 11',

@@ -37,6 +37,8 @@ export interface HarnessOptions {
   trustedProxies?: string[];
   /** VMS_READ_PREFERRED_ISSUER. */
   preferredIssuer?: string;
+  /** The access trail (VMS_READ_AUDIT); off unless a test asks, unlike the product. */
+  audit?: boolean;
   /** Share the quota through this Redis (REDIS_URL). */
   redisUrl?: string;
   /** The app's pino options (default: no log). */
@@ -109,6 +111,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     unusedClientHours: options.unusedClientHours,
     trustedProxies: options.trustedProxies,
     preferredIssuer: options.preferredIssuer,
+    audit: options.audit ?? false,
     redisUrl: options.redisUrl,
     logger: options.logger,
     reportTimeoutMs: options.reportTimeoutMs,

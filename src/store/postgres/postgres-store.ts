@@ -150,7 +150,8 @@ export class PostgresStore extends SqlStore {
       const current = Number(rows[0]?.v ?? 0);
       for (let version = current; version < MIGRATIONS.length; version++) {
         await client.query('BEGIN');
-        await client.query(migrationSql(this.dialect, MIGRATIONS[version]));
+        const sql = migrationSql(this.dialect, MIGRATIONS[version]);
+        if (sql !== '') await client.query(sql);
         await client.query('INSERT INTO schema_version (version) VALUES ($1)', [version + 1]);
         await client.query('COMMIT');
       }

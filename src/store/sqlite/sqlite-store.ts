@@ -11,7 +11,10 @@ import { sqliteDialect } from './sqlite-dialect.js';
 import { SqlStore } from '../sql-store.js';
 import type { FactSnapshot, PoolState, Row } from '../store.js';
 import { ReportPool, REPORT_WORKERS } from './report-pool.js';
-import { openOAuthFile, type OAuthFile } from './oauth-file.js';
+import { openOAuthFile } from './oauth-file.js';
+import { openSideFile, type SideFile } from './side-file.js';
+import { AUDIT_TABLES } from '../sql/audit/audit-tables.js';
+import type { AuditSql } from '../sql/audit/audit-records.js';
 import type { OAuthSql } from '../sql/oauth-records.js';
 
 /** SQLite's page cache (KiB) for reads, and while a load writes. */
@@ -89,11 +92,17 @@ export class SqliteStore extends SqlStore {
     return this.prepare(sql).run(...params).changes;
   }
 
-  private oauthFile: OAuthFile | null = null;
+  private oauthFile: SideFile | null = null;
+  private auditFile: SideFile | null = null;
 
   /** The authorization server's records, in their own file (oauth-file.ts: never behind an import). */
   protected override oauthSql(): OAuthSql {
     return (this.oauthFile ??= openOAuthFile(this.path, this.db));
+  }
+
+  /** The access trail, in its own file (`<db>-audit`, side-file.ts: never behind an import). */
+  protected override auditSql(): AuditSql {
+    return (this.auditFile ??= openSideFile(this.path, '-audit', AUDIT_TABLES));
   }
 
   /**
@@ -193,6 +202,7 @@ export class SqliteStore extends SqlStore {
   async close(): Promise<void> {
     await this.reports?.close();
     this.oauthFile?.close();
+    this.auditFile?.close();
     this.statements.clear();
     if (this.options.bulk && this.db.open) this.db.pragma('journal_mode = WAL');
     if (this.db.open) this.db.close();

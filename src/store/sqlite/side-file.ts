@@ -1,0 +1,76 @@
+import Database from 'better-sqlite3';
+import { createIndexSql, createTableSql } from '../dialect.js';
+import type { Row } from '../store.js';
+import type { Table } from '../table.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+
+/** How long a write to a side file may wait for another server's write (ms). */
+const BUSY_MS = 1000;
+
+/**
+ * A file of its own beside a SQLite database (`<db><suffix>`, with its own WAL), for what servers
+ * write while they serve (DESIGN §4.16 "No waiting on loads"): an import holds the database's
+ * write lock for as long as it loads, and better-sqlite3 waits for a lock synchronously, so a
+ * write to the database itself held the whole server still. The authorization server's records
+ * (`-oauth`) and the access trail (`-audit`) are written here, by servers only, in short
+ * statements. An in-memory database keeps them in memory too.
+ */
+export function sideFilePath(databasePath: string, suffix: string): string {
+  return databasePath === ':memory:' ? ':memory:' : `${databasePath}${suffix}`;
+}
+
+export interface SideFile {
+  get(sql: string, params: readonly unknown[]): Promise<Row | null>;
+  all(sql: string, params: readonly unknown[]): Promise<Row[]>;
+  run(sql: string, params: readonly unknown[]): Promise<number>;
+  /** Writes the WAL into the file and truncates it (after an erasure: no old page left in it). */
+  checkpoint(): void;
+  close(): void;
+}
+
+/**
+ * Opens the side file (creating it and its tables when missing). `made` runs once, in the
+ * transaction that makes the file: what an older version kept elsewhere moves in then.
+ */
+export function openSideFile(
+  databasePath: string,
+  suffix: string,
+  tables: readonly Table[],
+  made: (db: Database.Database) => void = () => {},
+): SideFile {
+  const db = new Database(sideFilePath(databasePath, suffix));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`busy_timeout = ${BUSY_MS}`);
+  // What is removed (a revoked grant, an erased worker's sign-in) is overwritten, as in the database.
+  db.pragma('secure_delete = ON');
+  db.transaction(() => {
+    db.exec(
+      tables
+        .flatMap((table) => [createTableSql(sqliteDialect, table), ...createIndexSql(table)])
+        .map((statement) => statement.replace(/^CREATE (TABLE|INDEX) /, 'CREATE $1 IF NOT EXISTS '))
+        .join(';\n'),
+    );
+    if (db.pragma('user_version', { simple: true }) === 0) {
+      made(db);
+      db.pragma('user_version = 1');
+    }
+  })();
+  const statements = new Map<string, Database.Statement>();
+  const prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
+  return {
+    get: async (sql, params) => (prepare(sql).get(...params) as Row | undefined) ?? null,
+    all: async (sql, params) => prepare(sql).all(...params) as Row[],
+    run: async (sql, params) => prepare(sql).run(...params).changes,
+    checkpoint: () => {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    },
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}
