@@ -6,6 +6,7 @@ import { catalogDisableCommand, catalogEnableCommand } from './catalog-command.j
 import { table, type Command } from './command.js';
 import { demoCommand } from './demo-command.js';
 import { eraseCommand } from './erase-command.js';
+import { auditListCommand, auditVerifyCommand, auditWorkerCommand } from './audit-command.js';
 import { factsRefreshCommand } from './facts-command.js';
 import { importCommand } from './import-command.js';
 import { mcpCommand } from './mcp-command.js';
@@ -45,6 +46,9 @@ const COMMANDS: readonly Command[] = [
   webhookDeleteCommand,
   webhookDeliveriesCommand,
   factsRefreshCommand,
+  auditListCommand,
+  auditWorkerCommand,
+  auditVerifyCommand,
 ];
 
 const commandList = (commands: readonly Command[]) =>

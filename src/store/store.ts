@@ -7,6 +7,7 @@ import type { Load, LoadOptions } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
 import type { OAuthRecords } from './sql/oauth-records.js';
 import type { AuditRecords } from './sql/audit/audit-records.js';
+export type { AuditQuery } from './sql/audit/audit-records.js';
 import type { DeliveryRecords } from './sql/webhook-progress.js';
 import type { WebhookRecords } from './sql/webhook-subscriptions.js';
 import type { ErasureOutcome } from './sql/erasure.js';
