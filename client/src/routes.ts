@@ -17,4 +17,5 @@ export const ROUTES = {
   list_expenses: { method: 'get', path: '/api/v1/expenses' },
   list_approval_statuses: { method: 'get', path: '/api/v1/approval-statuses' },
   list_changes: { method: 'get', path: '/api/v1/changes' },
+  list_audit_events: { method: 'get', path: '/api/v1/audit-events' },
 } as const;

@@ -3,7 +3,7 @@ import type { TokenReads } from '../store/store.js';
 import type { VerifiedAccessToken } from './access-tokens.js';
 import { InvalidAccessTokenError } from './access-tokens.js';
 import type { Grant, Principal } from './principal.js';
-import { isRole, isScope, type Scope } from './scopes.js';
+import { isRole, isScope, SCOPES, type Scope } from './scopes.js';
 
 /**
  * A grant's id: what cursors, the quota and cached answers are bound to for an OAuth token
@@ -31,7 +31,11 @@ export function subjectId(issuer: string, subject: string): string {
 /** The claim's scopes (a space-separated string or an array of strings), SPEC's four only. */
 function scopesOf(value: unknown): Scope[] {
   const words = typeof value === 'string' ? value.split(' ') : Array.isArray(value) ? value : [];
-  return words.filter((word): word is Scope => typeof word === 'string' && isScope(word));
+  // SPEC's four only (DESIGN §4.12): `read:audit` is given by access keys that name it (§4.17).
+  return words.filter(
+    (word): word is Scope =>
+      typeof word === 'string' && isScope(word) && (SCOPES as readonly string[]).includes(word),
+  );
 }
 
 const refuse = (reason: string) => new InvalidAccessTokenError(reason);

@@ -30,7 +30,7 @@ export async function createToken(
   if (!workspace) throw new TokenRequestError(`unknown workspace: ${request.workspaceId}`);
   if (request.scopes.length === 0 || !request.scopes.every(isScope)) {
     throw new TokenRequestError(
-      'scopes must be a non-empty list of read:program, read:financial, read:workforce, read:pii',
+      'scopes must be a non-empty list of read:program, read:financial, read:workforce, read:pii, read:audit',
     );
   }
   const workerId = request.role === 'worker' ? request.workerId : null;

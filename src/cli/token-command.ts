@@ -22,7 +22,7 @@ const CREATE_FLAGS = {
   scopes: {
     type: 'string',
     value: 'a,b',
-    help: 'comma-separated: read:program, read:financial, read:workforce, read:pii',
+    help: 'comma-separated: read:program, read:financial, read:workforce, read:pii, read:audit',
   },
   expires: {
     type: 'string',
@@ -68,7 +68,7 @@ async function create(values: Values<typeof CREATE_FLAGS>, config: Config): Prom
   const unknown = scopes.filter((s) => !isScope(s));
   if (scopes.length === 0 || unknown.length > 0) {
     throw new UsageError(
-      `--scopes takes a comma-separated list of read:program, read:financial, read:workforce, read:pii${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+      `--scopes takes a comma-separated list of read:program, read:financial, read:workforce, read:pii, read:audit${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
     );
   }
   let expiresAt: string | null = null;

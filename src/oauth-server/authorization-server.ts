@@ -1,5 +1,5 @@
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { SCOPES } from '../auth/scopes.js';
+import { TOKEN_SCOPES } from '../auth/scopes.js';
 import type { OAuthRecords } from '../store/sql/oauth-records.js';
 import { liveKey } from '../auth/tokens.js';
 import type { TokenReads } from '../store/store.js';
@@ -155,7 +155,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Provid
         getResourceServerInfo: async (_ctx, indicator) => {
           if (!deps.resources().includes(indicator)) throw new errors.InvalidTarget();
           return {
-            scope: SCOPES.join(' '),
+            scope: TOKEN_SCOPES.join(' '),
             audience: indicator,
             accessTokenTTL: TTL.accessToken,
             accessTokenFormat: 'opaque',

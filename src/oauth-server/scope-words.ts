@@ -10,6 +10,8 @@ export const SCOPE_WORDS: Readonly<Record<Scope | 'offline_access', string>> = {
     'Read people and time: workers, their assignments, timesheets and approval statuses.',
   'read:pii':
     "See workers' names and work email addresses (without it, records come without them).",
+  'read:audit':
+    'Read the access trail: who read which records, when, from where and through which app (ids, never names).',
   offline_access:
     'Stay connected: the app may keep reading after you close it, until you sign out, the grant ' +
     'expires, or your access key is revoked.',

@@ -19,7 +19,14 @@ import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { CursorCodec } from '../paging/cursor.js';
 import type { CatalogCache } from './catalog-cache.js';
 import type { Catalog } from '../semantic/catalog.js';
-import type { ReportFacts, ResourceReads, Row, TokenReads, Workspace } from '../store/store.js';
+import type {
+  AuditTrailStore,
+  ReportFacts,
+  ResourceReads,
+  Row,
+  TokenReads,
+  Workspace,
+} from '../store/store.js';
 import type { AnyOperation } from './operation.js';
 import { typedQuery } from './query-string.js';
 import { violationMessage } from './strictness.js';
@@ -30,7 +37,7 @@ import type { ResultCache } from './result-cache.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export interface ExecutorDeps {
-  store: TokenReads & ResourceReads;
+  store: TokenReads & ResourceReads & AuditTrailStore;
   /** Wrong credentials allowed a minute per address (VMS_READ_AUTH_FAILURES_PER_MINUTE, default 20); 0: off. */
   authFailuresPerMinute?: number;
   /** What reports read: the columnar copy (ColumnarReports) or the row store itself. */

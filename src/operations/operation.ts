@@ -4,7 +4,13 @@ import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { ReportMetrics } from '../metrics/service-metrics.js';
 import type { CursorCodec } from '../paging/cursor.js';
-import type { ReportFacts, ResourceReads, Row, Workspace } from '../store/store.js';
+import type {
+  AuditTrailStore,
+  ReportFacts,
+  ResourceReads,
+  Row,
+  Workspace,
+} from '../store/store.js';
 import type { CatalogCache } from './catalog-cache.js';
 import type { ReportGate } from './report-gate.js';
 import type { ResultCache } from './result-cache.js';
@@ -12,7 +18,7 @@ import type { Revelation } from './revelation.js';
 
 /** What an operation's handler may use: nothing transport-specific. */
 export interface OperationContext {
-  store: ResourceReads;
+  store: ResourceReads & AuditTrailStore;
   /** The report facts and the catalog's inputs: the columnar copy by default (ColumnarReports). */
   facts: ReportFacts;
   /** Results of report queries already run, by engine, data stamp and SQL. */

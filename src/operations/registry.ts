@@ -1,3 +1,4 @@
+import { listAuditEvents } from './audit-events.js';
 import { listChanges } from './changes.js';
 import { getInvoice, listInvoices } from './invoices.js';
 import type { AnyOperation } from './operation.js';
@@ -12,8 +13,8 @@ import { getTimesheet, listTimesheets } from './timesheets.js';
 import { getWorker, listWorkers } from './workers.js';
 
 /**
- * Every operation the service offers (SPEC's 14 and the change feed of DESIGN §4.11); adapters
- * (HTTP, MCP) walk this list and nothing else.
+ * Every operation the service offers (SPEC's 14, the change feed of DESIGN §4.11 and the access
+ * trail of §4.17); adapters (HTTP, MCP) walk this list and nothing else.
  */
 export const OPERATIONS: readonly AnyOperation[] = [
   listCatalog,
@@ -31,4 +32,5 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listExpenses,
   listApprovalStatuses,
   listChanges,
+  listAuditEvents,
 ];

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { AuditEvent } from '../../src/audit/event.js';
 import type { AuditTrail } from '../../src/audit/trail.js';
 import { verifyTrail } from '../../src/audit/verify.js';
+import { createToken } from '../../src/auth/tokens.js';
 import { auditSqlOf } from '../support/audit.js';
 import { DIALECTS, get, post, startHarness, WS, type Harness } from '../support/harness.js';
 
@@ -181,5 +182,88 @@ for (const dialect of DIALECTS)
         trail().chainId,
         Number(last.seq) + 1,
       ]);
+    });
+  });
+
+for (const dialect of DIALECTS)
+  describe(`list_audit_events (${dialect})`, () => {
+    let h: Harness;
+    let auditor = '';
+    before(async () => {
+      h = await startHarness({ dialect, audit: true });
+      auditor = await createToken(
+        h.store,
+        { workspaceId: WS, role: 'staff', scopes: ['read:workforce', 'read:audit'] },
+        new Date(),
+      );
+    });
+    after(() => h.close());
+
+    it('is for staff tokens holding read:audit: others get 403', async () => {
+      assert.equal((await get(h.app, '/api/v1/audit-events', h.tokens.staff2)).status, 403);
+      const worker = await createToken(
+        h.store,
+        { workspaceId: WS, role: 'worker', workerId: h.workerId, scopes: ['read:audit'] },
+        new Date(),
+      );
+      const refused = await get(h.app, '/api/v1/audit-events', worker);
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.error.code, 'forbidden');
+    });
+
+    it('answers the workspace’s events newest first, with its filters and pages', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++)
+        ids.push(
+          String(
+            (await get(h.app, `/api/v1/workers/item?id=${h.workerId}`, h.tokens.staff)).headers[
+              'x-request-id'
+            ],
+          ),
+        );
+      await get(h.app, '/api/v1/workers?limit=1', h.tokens.otherWorkspaceStaff);
+      await (h.executor.deps.answers as AuditTrail).flush();
+      const first = await get(
+        h.app,
+        `/api/v1/audit-events?worker=${h.workerId}&operation=get_worker&limit=2`,
+        auditor,
+      );
+      assert.equal(first.status, 200, first.raw);
+      const page = first.body.data;
+      assert.deepEqual(
+        page.items.map((e: { requestId: string }) => e.requestId),
+        [ids[2], ids[1]],
+      );
+      assert.equal(page.order, 'desc');
+      assert.equal(page.items[0].userAgent?.kind, 'vms.provenance');
+      assert.equal(page.items[0].params.value, JSON.stringify({ id: h.workerId }));
+      assert.deepEqual(page.items[0].revealed, [
+        { type: 'worker', id: h.workerId, worker: h.workerId, personalData: true },
+      ]);
+      const next = await get(
+        h.app,
+        `/api/v1/audit-events?worker=${h.workerId}&operation=get_worker&limit=2&cursor=${page.nextCursor}`,
+        auditor,
+      );
+      assert.deepEqual(
+        next.body.data.items.map((e: { requestId: string }) => e.requestId),
+        [ids[0]],
+      );
+      // Another workspace's events are never this one's.
+      const all = await get(h.app, '/api/v1/audit-events?limit=50', auditor);
+      assert.ok(all.body.data.items.every((e: { caller: { keyId?: string } }) => e.caller));
+      const other = await get(
+        h.app,
+        '/api/v1/audit-events?limit=50&operation=list_workers',
+        auditor,
+      );
+      assert.equal(other.body.data.items.length, 0, 'the other workspace’s list_workers');
+      // The cursor is bound to its filters.
+      const moved = await get(
+        h.app,
+        `/api/v1/audit-events?limit=2&cursor=${page.nextCursor}`,
+        auditor,
+      );
+      assert.equal(moved.body.data.code, 'invalid_cursor');
     });
   });

@@ -18,6 +18,7 @@ import { CLI, exitOf, freePort, startServer } from '../support/cli.js';
 import { assertEnvelope, newClient } from '../support/mcp-client.js';
 import { personWith, TestBrowser, TestOAuthHost } from '../support/oauth-browser.js';
 import { until } from '../support/until.js';
+import { OPERATIONS } from '../../src/operations/registry.js';
 
 describe('vms-read demo: an MCP host added by URL signs in with a demo account', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vms-demo-'));
@@ -56,7 +57,7 @@ describe('vms-read demo: an MCP host added by URL signs in with a demo account',
     const client = newClient();
     await client.connect(transport);
     try {
-      assert.equal((await client.listTools()).tools.length, 15);
+      assert.equal((await client.listTools()).tools.length, OPERATIONS.length);
       const data = assertEnvelope(
         (await client.callTool({ name: 'list_catalog', arguments: {} })) as CallToolResult,
       );

@@ -9,6 +9,7 @@ import { CLI, exitOf, freePort, reportsByEngine, runCli, startServer } from '../
 import { entriesDir } from '../support/import-files.js';
 import { newClient } from '../support/mcp-client.js';
 import { TEST_PG_URL } from '../support/test-databases.js';
+import { OPERATIONS } from '../../src/operations/registry.js';
 
 /**
  * Two `serve` instances on one PostgreSQL database, sharing VMS_READ_SECRET: stateless instances
@@ -216,7 +217,7 @@ describe(
         }),
       );
       try {
-        assert.equal((await client.listTools()).tools.length, 15);
+        assert.equal((await client.listTools()).tools.length, OPERATIONS.length);
       } finally {
         await client.close();
       }

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { freePort, runCli, staffKeyByCli, startServer } from '../support/cli.js';
 import { skipWithoutNginx, startTlsProxy, type TlsProxy } from '../support/tls-proxy.js';
+import { OPERATIONS } from '../../src/operations/registry.js';
 
 const skip = skipWithoutNginx();
 const HOST_SCRIPT = fileURLToPath(new URL('../support/proxy-mcp-host.js', import.meta.url));
@@ -87,7 +88,7 @@ describe('behind a TLS-terminating nginx', { skip }, () => {
       timeout: 60_000,
     });
     const found = JSON.parse(output.trim().split('\n').at(-1) ?? '{}');
-    assert.equal(found.tools, 15);
+    assert.equal(found.tools, OPERATIONS.length);
     assert.equal(found.isError, false);
     assert.equal(found.items, 2);
     assert.equal(found.resource, `${proxy.origin}/mcp`);

@@ -122,6 +122,9 @@ for (const dialect of DIALECTS) {
           (name) => !['limit', 'cursor', 'order'].includes(name),
         );
         if (op.name in FILTERED) assert.deepEqual(declared, FILTERED[op.name].filters, op.name);
+        else if (op.name === 'list_audit_events')
+          // The access trail's own (DESIGN §4.17), tested in test/audit/.
+          assert.deepEqual(declared, ['since', 'until', 'worker', 'client', 'operation']);
         else if (op.name.startsWith('list_') && op.name !== 'list_saved_queries')
           assert.deepEqual(declared, op.name === 'list_changes' ? declared : [], op.name);
       }

@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { captureExamples } from '../../src/http/openapi/capture-examples.js';
 import { openApiDocument } from '../../src/http/openapi/document.js';
 import { OPERATIONS } from '../../src/operations/registry.js';
-import { AS_OF, send, startHarness, type Harness } from '../support/harness.js';
+import { createToken } from '../../src/auth/tokens.js';
+import { ALL_SCOPES, AS_OF, send, startHarness, WS, type Harness } from '../support/harness.js';
 import { assertError } from '../support/assertions.js';
 
 /**
@@ -59,7 +60,12 @@ describe('the OpenAPI document', () => {
   after(() => h.close());
 
   it('is what the registry and the seed give (docs/openapi.json, the seed examples, client types)', async () => {
-    const examples = await captureExamples(h.app, OPERATIONS, h.tokens.staff);
+    const everyScope = await createToken(
+      h.store,
+      { workspaceId: WS, role: 'staff', scopes: [...ALL_SCOPES, 'read:audit'] },
+      new Date(),
+    );
+    const examples = await captureExamples(h.app, OPERATIONS, everyScope);
     const document = openApiDocument(OPERATIONS, examples);
     if (update) {
       writeFileSync(EXAMPLES, json(examples));

@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import { OPERATIONS } from '../../src/operations/registry.js';
 import { PROVENANCE_GUIDANCE } from '../../src/provenance.js';
 import { findEnvelopes, resolvePath } from '../support/json-path.js';
+import type { AuditTrail } from '../../src/audit/trail.js';
 import { get, post, qs, startHarness, WS, type Harness, DIALECTS } from '../support/harness.js';
 
 /** SPEC "Fields that are always wrapped", per record; written out here, not read from the code. */
@@ -73,7 +74,7 @@ for (const dialect of DIALECTS) {
     let h: Harness;
     const answers: Record<string, unknown> = {};
     before(async () => {
-      h = await startHarness({ dialect });
+      h = await startHarness({ dialect, audit: true });
       for (const [op, path] of Object.entries({
         list_workers: '/api/v1/workers',
         list_timesheets: '/api/v1/timesheets',
@@ -134,6 +135,13 @@ for (const dialect of DIALECTS) {
           savedQueryId: saved.id,
         })
       ).body.data;
+      // The trail of the requests above: a user agent, parameters and a report query enveloped.
+      await (h.executor.deps.answers as AuditTrail).flush();
+      answers.list_audit_events = (
+        await get(h.app, '/api/v1/audit-events?limit=50', h.tokens.staff, {
+          'user-agent': 'tests/1',
+        })
+      ).body.data;
     });
     after(() => h.close());
 
@@ -183,6 +191,19 @@ for (const dialect of DIALECTS) {
               assert.equal(data.savedQuery.name.kind, 'vms.provenance');
           } else if (op.name === 'list_saved_queries') {
             for (const item of data.items) assert.equal(item.name.kind, 'vms.provenance');
+          } else if (op.name === 'list_audit_events') {
+            assert.ok(data.items.length > 0);
+            const envelope = (value: unknown) =>
+              (value as { kind?: string } | null)?.kind === 'vms.provenance';
+            for (const item of data.items) {
+              // What a caller or client wrote: enveloped; ids, statuses, the address: plain.
+              assert.ok(item.userAgent === null || envelope(item.userAgent));
+              assert.ok(item.params === null || envelope(item.params));
+              assert.ok(item.report === null || envelope(item.report.query));
+              for (const key of ['requestId', 'at', 'hash', 'transport'])
+                assert.equal(typeof item[key], 'string', key);
+            }
+            assert.ok(data.items.some((item: { report: unknown }) => item.report !== null));
           } else if (op.name === 'get_invoice') {
             assertRecord('invoice', data.item.invoice, '$.item.invoice');
             assert.ok(data.item.lines.length > 0);

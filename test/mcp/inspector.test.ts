@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { CLI } from '../support/cli.js';
 import { startHarness, type Harness, DIALECTS } from '../support/harness.js';
 import { TOOL_NODE, skipWithoutTools, toolPath } from '../support/mcp-client-tools.js';
+import { OPERATIONS } from '../../src/operations/registry.js';
 
 /** The MCP Inspector in CLI mode: a real third-party client, installed in tools/. */
 const INSPECTOR_PATH = '@modelcontextprotocol/inspector/cli/build/cli.js';
@@ -47,7 +48,7 @@ for (const dialect of DIALECTS) {
       ] as const) {
         it(`lists the 15 tools and calls one over ${transport}`, async () => {
           const listed = await inspect([...target(), '--method', 'tools/list']);
-          assert.equal(listed.tools.length, 15);
+          assert.equal(listed.tools.length, OPERATIONS.length);
           const called = await inspect([
             ...target(),
             '--method',

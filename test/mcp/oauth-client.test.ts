@@ -26,6 +26,7 @@ import {
 } from '../support/identity-provider.js';
 import { assertEnvelope, newClient, rawToolCall } from '../support/mcp-client.js';
 import { TestBrowser, TestOAuthHost } from '../support/oauth-browser.js';
+import { OPERATIONS } from '../../src/operations/registry.js';
 
 const SCRIPT: ScriptClient = {
   clientId: 'nightly-export',
@@ -104,7 +105,7 @@ for (const dialect of DIALECTS) {
       const client = newClient();
       await client.connect(transport);
       try {
-        assert.equal((await client.listTools()).tools.length, 15);
+        assert.equal((await client.listTools()).tools.length, OPERATIONS.length);
         const data = assertEnvelope(
           (await client.callTool({
             name: 'list_workers',
@@ -215,7 +216,7 @@ for (const dialect of DIALECTS) {
       const client = newClient();
       await client.connect(new StreamableHTTPClientTransport(mcp, { authProvider: provider }));
       try {
-        assert.equal((await client.listTools()).tools.length, 15);
+        assert.equal((await client.listTools()).tools.length, OPERATIONS.length);
         const data = assertEnvelope(
           (await client.callTool({
             name: 'list_suppliers',

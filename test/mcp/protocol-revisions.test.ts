@@ -19,6 +19,7 @@ import { REPORT_VIEW_URI } from '../../src/mcp/report-view.js';
 import { CLI } from '../support/cli.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { assertEnvelope, newClient } from '../support/mcp-client.js';
+import { OPERATIONS } from '../../src/operations/registry.js';
 
 /** A client that speaks only the given modern revision (no fallback to the 2025 handshake). */
 const modernClient = (revision: string) =>
@@ -61,7 +62,7 @@ async function servesBothAlike(revision: string, transport: () => Transport) {
     assert.equal(modern.getProtocolEra(), 'modern');
     assert.equal(legacy.getProtocolEra(), 'legacy');
     const [a, b] = [await exercise(modern), await exercise(legacy)];
-    assert.equal(a.names.length, 15);
+    assert.equal(a.names.length, OPERATIONS.length);
     assert.ok(a.titles);
     assert.deepEqual(a.names, b.names);
     assert.deepEqual(a.data.items, b.data.items);

@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI } from '../support/cli.js';
 import { startHarness, type Harness, DIALECTS } from '../support/harness.js';
 import { assertEnvelope, assertToolError, newClient } from '../support/mcp-client.js';
+import { OPERATIONS } from '../../src/operations/registry.js';
 
 for (const dialect of DIALECTS) {
   describe(`MCP over stdio (the built CLI) (${dialect})`, () => {
@@ -24,7 +25,7 @@ for (const dialect of DIALECTS) {
       const client = newClient();
       await client.connect(transport); // any non-protocol line on stdout would break this framing
       try {
-        assert.equal((await client.listTools()).tools.length, 15);
+        assert.equal((await client.listTools()).tools.length, OPERATIONS.length);
         const data = assertEnvelope(
           (await client.callTool({ name: 'list_suppliers', arguments: {} })) as CallToolResult,
         );
@@ -88,7 +89,7 @@ for (const dialect of DIALECTS) {
     it('lists tools and answers calls through the same executor as the API', async () => {
       const client = await connect(h.tokens.staff);
       try {
-        assert.equal((await client.listTools()).tools.length, 15);
+        assert.equal((await client.listTools()).tools.length, OPERATIONS.length);
         const data = assertEnvelope(
           (await client.callTool({
             name: 'list_workers',

@@ -23,6 +23,7 @@ import { assertEnvelope, newClient } from '../support/mcp-client.js';
 import { TestOAuthHost, TestBrowser as HttpBrowser } from '../support/oauth-browser.js';
 import { tokenRequest } from '../support/oauth-flow.js';
 import { assertAccessible } from '../support/accessibility.js';
+import { OPERATIONS } from '../../src/operations/registry.js';
 
 const skip = skipWithoutChromium();
 
@@ -197,7 +198,7 @@ describe('the web page signs in with the built-in authorization server', { skip 
     const client = newClient();
     await client.connect(new StreamableHTTPClientTransport(mcp, { authProvider: host }));
     try {
-      assert.equal((await client.listTools()).tools.length, 15);
+      assert.equal((await client.listTools()).tools.length, OPERATIONS.length);
       const viaOAuth = assertEnvelope(
         (await client.callTool({
           name: 'list_workers',

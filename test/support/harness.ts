@@ -158,19 +158,26 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const demoTokens = {} as Harness['tokens'];
   const mint = (request: Parameters<typeof createToken>[1]) => createToken(store, request, now);
   const tokens = {
-    staff: await mint({ workspaceId: WS, role: 'staff', scopes: ALL_SCOPES }),
+    // Every scope, the access trail's too (read:audit), so a walk of the registry reaches it all.
+    staff: await mint({ workspaceId: WS, role: 'staff', scopes: [...ALL_SCOPES, 'read:audit'] }),
     staffNoPii: await mint({
       workspaceId: WS,
       role: 'staff',
       scopes: ALL_SCOPES.filter((s) => s !== 'read:pii'),
     }),
     staff2: await mint({ workspaceId: WS, role: 'staff', scopes: ALL_SCOPES }),
-    worker: await mint({ workspaceId: WS, role: 'worker', workerId, scopes: ALL_SCOPES }),
+    // With read:audit too: the access trail refuses them for their role (403 forbidden).
+    worker: await mint({
+      workspaceId: WS,
+      role: 'worker',
+      workerId,
+      scopes: [...ALL_SCOPES, 'read:audit'],
+    }),
     billing: await mint({
       workspaceId: WS,
       role: 'billing_entity',
       supplierId,
-      scopes: ALL_SCOPES,
+      scopes: [...ALL_SCOPES, 'read:audit'],
     }),
     otherWorkspaceStaff: await mint({ workspaceId: OTHER_WS, role: 'staff', scopes: ALL_SCOPES }),
     programOnly: await mint({ workspaceId: WS, role: 'staff', scopes: ['read:program'] }),

@@ -52,6 +52,7 @@ const INPUTS: Record<string, Inputs> = {
   list_expenses: () => ({ limit: 2 }),
   list_approval_statuses: () => ({ limit: 2 }),
   list_changes: () => ({ type: 'invoice', limit: 2 }),
+  list_audit_events: () => ({ operation: 'get_worker', limit: 2 }),
 };
 
 /** Replaces what varies by token or moment with its stand-in, everywhere in an answer. */
@@ -85,7 +86,7 @@ async function call(
   return response.json();
 }
 
-/** Runs every operation's example with a staff token holding every scope. */
+/** Runs every operation's example with a staff token holding every scope (`read:audit` too). */
 export async function captureExamples(
   app: FastifyInstance,
   operations: readonly AnyOperation[],
