@@ -122,3 +122,44 @@ for (const dialect of DIALECTS)
       );
     });
   });
+
+describe('the access trail across a crash (sqlite)', { timeout: 120_000 }, () => {
+  let database: TestDatabase;
+  before(async () => {
+    database = await openTestDatabase('sqlite');
+  });
+  after(() => database.drop());
+
+  it('loses at most the last second: what was answered a second before SIGKILL is kept', async () => {
+    const token = await staffToken(database.store);
+    const port = await freePort();
+    const { child } = await startServer(
+      ['serve', '--db', database.db, '--port', String(port)],
+      port,
+      { LOG_LEVEL: 'silent' },
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const answer = await fetch(`http://127.0.0.1:${port}/api/v1/suppliers?limit=1`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      ids.push(answer.headers.get('x-request-id') as string);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    child.kill('SIGKILL');
+    await exitOf(child);
+    const listed = runCli(['audit', 'list', '--db', database.db, '--json']);
+    assert.equal(listed.status, 0, listed.stderr);
+    const kept = new Set(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).requestId),
+    );
+    assert.deepEqual(
+      ids.filter((id) => !kept.has(id)),
+      [],
+    );
+    assert.equal(runCli(['audit', 'verify', '--db', database.db]).status, 0);
+  });
+});
