@@ -1,5 +1,5 @@
 // What the benchmarks share: the built CLI, a free port, logging and rounding, the seeded
-// database of a scale, and waiting for a server to answer.
+// database of a scale, waiting for a server to answer, and writing a result file.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -9,35 +9,63 @@ export { freePort } from '../dist/test/support/pg-cluster.js';
 export const CLI = 'dist/src/cli/main.js';
 
 /**
- * How the `vms-read` command runs (its first line, `#!/usr/bin/env -S NAME=VALUE node --flag …`):
- * the environment it sets and Node's flags. Benchmarks start the server with both, as an
- * operator's `vms-read serve` runs.
+ * How a build's `vms-read` command runs (its first line, `#!/usr/bin/env -S NAME=VALUE node
+ * --flag …`): the environment it sets and Node's flags. Benchmarks start the server with both, as
+ * an operator's `vms-read serve` runs.
  */
-const commandLine = readFileSync(CLI, 'utf8')
-  .split('\n', 1)[0]
-  .replace(/^#!\S+ -S /, '');
-const [settings, flags] = commandLine.split(/\bnode\b/);
-export const COMMAND_ENV = Object.fromEntries(
-  settings
-    .split(' ')
-    .filter(Boolean)
-    .map((pair) => pair.split('=')),
-);
-export const NODE_FLAGS = flags.split(' ').filter(Boolean);
+export function commandOf(cliPath) {
+  const commandLine = readFileSync(cliPath, 'utf8')
+    .split('\n', 1)[0]
+    .replace(/^#!\S+ -S /, '');
+  const [settings, flags] = commandLine.split(/\bnode\b/);
+  return {
+    env: Object.fromEntries(
+      settings
+        .split(' ')
+        .filter(Boolean)
+        .map((pair) => pair.split('=')),
+    ),
+    flags: flags.split(' ').filter(Boolean),
+  };
+}
+
+export const { env: COMMAND_ENV, flags: NODE_FLAGS } = commandOf(CLI);
+
+/** This checkout's build, as `spawnServer` runs it (bench/open-internet/build.mjs: another's). */
+const THIS_BUILD = { cli: CLI, env: COMMAND_ENV, flags: NODE_FLAGS, dir: undefined };
 
 /**
  * `vms-read serve --db db --port port` as a child, run as the command runs (its flags and
- * environment), quota off; `env` adds to (or overrides) the environment.
+ * environment), quota off; `env` adds to (or overrides) the environment. `build` (`{ cli, env,
+ * flags, dir }`) runs another checkout's build in its folder, `nodeFlags` adds Node flags.
  */
-export function spawnServer(db, port, { env = {}, stdio = ['ignore', 'ignore', 'inherit'] } = {}) {
+export function spawnServer(
+  db,
+  port,
+  { env = {}, stdio = ['ignore', 'ignore', 'inherit'], build = THIS_BUILD, nodeFlags = [] } = {},
+) {
   return spawn(
     process.execPath,
-    [...NODE_FLAGS, CLI, 'serve', '--db', db, '--port', String(port)],
+    [...build.flags, ...nodeFlags, build.cli, 'serve', '--db', db, '--port', String(port)],
     {
-      env: { ...COMMAND_ENV, ...process.env, VMS_READ_QUOTA_PER_MINUTE: '0', ...env },
+      cwd: build.dir,
+      env: { ...build.env, ...process.env, VMS_READ_QUOTA_PER_MINUTE: '0', ...env },
       stdio,
     },
   );
+}
+
+/** Calls `onLine` with each whole line a child's output streams write, as they come. */
+export function eachLine(streams, onLine) {
+  for (const stream of streams) {
+    let pending = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop();
+      for (const line of lines) onLine(line);
+    });
+  }
 }
 
 /**
@@ -58,18 +86,25 @@ export function processMemory(pid) {
 export const ALL_SCOPES = 'read:program,read:financial,read:workforce,read:pii';
 
 /** A token of `role` on `workspace` with every scope (`binding`: `--worker ID` and the like). */
-export function mintToken(db, workspace, role = 'staff', ...binding) {
+export const mintToken = (db, workspace, role = 'staff', ...binding) =>
+  mintTokenWith(CLI, db, workspace, role, ...binding);
+
+/** The same, minted by the CLI at `cliPath` (another checkout's build). */
+export function mintTokenWith(cliPath, db, workspace, role = 'staff', ...binding) {
   const args = ['token', 'create', '--db', db, '--workspace', workspace, '--role', role];
-  return cli([...args, ...binding, '--scopes', ALL_SCOPES]).trim();
+  return cli([...args, ...binding, '--scopes', ALL_SCOPES], cliPath).trim();
 }
 
 export const log = (...args) => console.error(...args);
 
 export const round = (x, digits = 1) => Number(x.toFixed(digits));
 
-/** Runs `vms-read <args>` and returns its stdout; throws with its stderr when it fails. */
-export function cli(args) {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
+/**
+ * Runs `vms-read <args>` (of the CLI at `cliPath`: this build's by default) and returns its
+ * stdout; throws with its stderr when it fails.
+ */
+export function cli(args, cliPath = CLI) {
+  const result = spawnSync(process.execPath, [cliPath, ...args], {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -92,9 +127,10 @@ export function peakRssMbOf(stderr) {
  * Seeds `db` with `seed` once and reuses it while the seed arguments are the same (a marker file
  * beside it holds them); returns the seed's figures (of this run, or of the run that seeded it):
  * seconds, rows, rows/s, peak RSS, the columnar copy's seconds. Every benchmark seeds through
- * here, so two of them never seed the same file in different ways.
+ * here, so two of them never seed the same file in different ways; `cliPath` seeds with another
+ * checkout's build.
  */
-export function ensureSeeded(db, seed) {
+export function ensureSeeded(db, seed, cliPath = CLI) {
   const marker = `${db}.seed.json`;
   const wanted = JSON.stringify(seed);
   if (existsSync(db) && existsSync(marker)) {
@@ -109,7 +145,7 @@ export function ensureSeeded(db, seed) {
     [
       '-v',
       process.execPath,
-      CLI,
+      cliPath,
       'seed',
       '--db',
       db,
@@ -143,18 +179,17 @@ export function ensureSeeded(db, seed) {
   return figures;
 }
 
-/** Resolves once `url` answers 2xx; a server that does not come up within `seconds` is an error. */
 /**
  * The database a benchmark reads, from its options: `db` as given, else the seeded SQLite file of
  * `scale`, or with `pg` a throwaway PostgreSQL cluster with a database `name` seeded at `scale`
- * (stop `cluster` when done).
+ * (stop `cluster` when done); `cliPath` seeds with another checkout's build.
  */
-export async function seededDatabase({ db, scale, pg }, name) {
+export async function seededDatabase({ db, scale, pg }, name, cliPath = CLI) {
   if (db) return { db };
   const seed = benchSeed(scale);
   if (!pg) {
     const file = benchDb(scale);
-    ensureSeeded(file, seed);
+    ensureSeeded(file, seed, cliPath);
     return { db: file };
   }
   const { startCluster } = await import('../dist/test/support/pg-cluster.js');
@@ -167,11 +202,15 @@ export async function seededDatabase({ db, scale, pg }, name) {
   const url = cluster.url.replace(/\/postgres$/, `/${name}`);
   log(`seeding ${url} (scale ${seed.scale})`);
   const started = Date.now();
-  cli(['seed', '--db', url, '--scale', seed.scale, '--seed', seed.seed, '--as-of', seed.asOf]);
+  cli(
+    ['seed', '--db', url, '--scale', seed.scale, '--seed', seed.seed, '--as-of', seed.asOf],
+    cliPath,
+  );
   log(`seeded in ${round((Date.now() - started) / 1000)} s`);
   return { db: url, cluster };
 }
 
+/** Resolves once `url` answers 2xx; a server that does not come up within `seconds` is an error. */
 export async function waitFor(url, seconds = 30) {
   for (let i = 0; i < seconds * 10; i++) {
     try {
@@ -192,4 +231,19 @@ export function machine() {
     memoryGb: round(totalmem() / 2 ** 30),
     node: process.version,
   };
+}
+
+/** JSON as the repository's prettier formats it (so `prettier --check bench` stays clean). */
+export async function writeFormatted(file, value) {
+  const json = JSON.stringify(value, null, 2);
+  let text = `${json}\n`;
+  try {
+    const prettier = await import('prettier');
+    const options = (await prettier.resolveConfig(file)) ?? {};
+    text = await prettier.format(json, { ...options, parser: 'json' });
+  } catch {
+    // prettier is a dev dependency: plain JSON without it
+  }
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(file, text);
 }

@@ -10,7 +10,7 @@ import { CLI, peakRssMbOf } from './lib.mjs';
 export const WORKSPACE = 'ws_enterprise';
 
 /** How many recent timesheets lend their (timesheet, assignment, worker) to the new entries. */
-const TEMPLATES = 2000;
+export const TEMPLATES = 2000;
 
 /** A new entry's creation time: fixed, so runs compare; recent against the seed's as-of date. */
 const CREATED_AT = '2026-06-29T12:00:00.000Z';
@@ -67,17 +67,17 @@ export async function writeCsv(file, columns, rows) {
  * lands where the seed's entries are.
  */
 export function entryTemplates(sqlite) {
-  return sqlite
-    .prepare(
-      `SELECT e.timesheet_id, e.assignment_id, e.worker_id, e.supplier_ref, e.work_date,
-              e.pay_code, e.quantity_minutes, e.quantity_units
-         FROM (SELECT id FROM timesheets WHERE workspace_id = ?
-                ORDER BY created_at DESC, id DESC LIMIT ?) t
-         JOIN time_entries e ON e.id = (SELECT id FROM time_entries WHERE timesheet_id = t.id
-                                         ORDER BY created_at, id LIMIT 1)`,
-    )
-    .all(WORKSPACE, TEMPLATES);
+  return sqlite.prepare(entryTemplatesSql('?', '?')).all(WORKSPACE, TEMPLATES);
 }
+
+/** Its query, with the placeholders of a dialect for the workspace and the number of templates. */
+export const entryTemplatesSql = (workspace, templates) =>
+  `SELECT e.timesheet_id, e.assignment_id, e.worker_id, e.supplier_ref, e.work_date,
+          e.pay_code, e.quantity_minutes, e.quantity_units
+     FROM (SELECT id FROM timesheets WHERE workspace_id = ${workspace}
+            ORDER BY created_at DESC, id DESC LIMIT ${templates}) t
+     JOIN time_entries e ON e.id = (SELECT id FROM time_entries WHERE timesheet_id = t.id
+                                     ORDER BY created_at, id LIMIT 1)`;
 
 export const ENTRY_COLUMNS = [
   'id',
@@ -155,19 +155,13 @@ export function statusCounts(sqlite) {
 // ---------------------------------------------------------------------------------------------
 // The import
 
-/** `vms-read import` under /usr/bin/time: wall seconds, peak RSS and its JSON answer. */
-export async function runImport(db, dir) {
+/**
+ * `vms-read import` under /usr/bin/time (of the CLI at `cliPath`: this build's by default): wall
+ * seconds, peak RSS and its JSON answer.
+ */
+export async function runImport(db, dir, cliPath = CLI) {
   const started = performance.now();
-  const child = spawn(
-    '/usr/bin/time',
-    ['-v', process.execPath, CLI, 'import', '--db', db, '--workspace', WORKSPACE, dir],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const [code] = await once(child, 'exit');
+  const { code, stdout, stderr } = await spawnImport(db, dir, cliPath).exited;
   const exitedAt = performance.now();
   if (code !== 0)
     throw new Error(`vms-read import ${dir} failed (${code}): ${stderr.slice(-2000)}`);
@@ -177,4 +171,21 @@ export async function runImport(db, dir) {
     peakRssMb: peakRssMbOf(stderr),
     answer: JSON.parse(stdout),
   };
+}
+
+/**
+ * `vms-read import` of `dir` into the workspace, under /usr/bin/time, as a child (of the CLI at
+ * `cliPath`: this build's by default): `exited` resolves with its exit code, stdout and stderr.
+ */
+export function spawnImport(db, dir, cliPath = CLI) {
+  const child = spawn(
+    '/usr/bin/time',
+    ['-v', process.execPath, cliPath, 'import', '--db', db, '--workspace', WORKSPACE, dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return { child, exited: once(child, 'exit').then(([code]) => ({ code, stdout, stderr })) };
 }

@@ -12,7 +12,7 @@ import {
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, log as say, round, spawnServer } from './lib.mjs';
+import { eachLine, freePort, log as say, round, spawnServer } from './lib.mjs';
 
 const log = (message) => say(`[loads] ${message}`);
 
@@ -26,7 +26,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // The copy
 
 /** Files that belong to a SQLite database beside its main file. */
-const SIDE_FILES = ['-wal', '-shm', '-journal'];
+// With the servers' own files beside the database (the authorization server's, the access trail's).
+const SIDE_FILES = ['-wal', '-shm', '-journal', '-oauth', '-oauth-wal', '-oauth-shm', '-audit'];
 
 /**
  * Copies the seeded database (and its write-ahead log, which may hold tokens other benchmarks
@@ -68,32 +69,22 @@ export async function startServer(db) {
   });
   const factsLog = [];
   const exited = once(child, 'exit');
-  const scan = (stream) => {
-    let pending = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk) => {
-      const lines = (pending + chunk).split('\n');
-      pending = lines.pop();
-      for (const line of lines) {
-        if (!line.includes('columnar report facts')) {
-          // Request lines are many; anything else the server says may explain a failure.
-          if (!line.startsWith('{')) process.stderr.write(`[server] ${line}\n`);
-          continue;
-        }
-        let entry;
-        try {
-          entry = JSON.parse(line);
-        } catch {
-          entry = { msg: line };
-        }
-        const message = `${entry.msg}${entry.err ? `: ${entry.err.message}` : ''}`;
-        factsLog.push({ at: performance.now(), message });
-        log(`server: ${message}`);
-      }
-    });
-  };
-  scan(child.stdout);
-  scan(child.stderr);
+  eachLine([child.stdout, child.stderr], (line) => {
+    if (!line.includes('columnar report facts')) {
+      // Request lines are many; anything else the server says may explain a failure.
+      if (!line.startsWith('{')) process.stderr.write(`[server] ${line}\n`);
+      return;
+    }
+    let entry;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      entry = { msg: line };
+    }
+    const message = `${entry.msg}${entry.err ? `: ${entry.err.message}` : ''}`;
+    factsLog.push({ at: performance.now(), message });
+    log(`server: ${message}`);
+  });
   return {
     base: `http://127.0.0.1:${port}`,
     pid: child.pid,

@@ -334,13 +334,15 @@ async function main() {
     const deletions = runBench('deletions', ['--scale', values.scale, '--db', values.db]);
     log('oauth: an OAuth access token against an access key, an identity provider beside');
     const oauth = runBench('oauth', ['--db', values.db, ...(QUICK ? ['--quick'] : [])]);
-    log('webhooks: from an import exiting to a receiver; 100 subscriptions with one dead');
+    log(
+      'webhooks: from an import exiting to a receiver; 100 subscriptions with one dead; 40 dead and a healthy one',
+    );
     const webhooks = runBench('webhooks', [
       '--scale',
       values.scale,
       '--db',
       values.db,
-      ...(QUICK ? ['--runs', '6'] : []),
+      ...(QUICK ? ['--runs', '6', '--dead-runs', '2'] : []),
     ]);
 
     let soak = null;

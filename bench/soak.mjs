@@ -10,10 +10,9 @@
 //
 // `--attacks on` (the default) runs bench/attacks.mjs' attacks (issue 35) on the server after the
 // traffic, `only` instead of it, `off` not at all; then, unless `--open-internet none`, issue 44's
-// (bench/open-internet-attacks.mjs: `--open-internet 1,2,3,4` picks them), each on a server of its
+// (bench/open-internet/run.mjs: `--open-internet 1,2,3,4` picks them), each on a server of its
 // own over a fresh copy of the database, once the soak's server has stopped.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import {
@@ -25,9 +24,10 @@ import {
   mintToken as mintTokenOf,
   processMemory,
   spawnServer,
+  writeFormatted,
 } from './lib.mjs';
 import { runAttacks } from './attacks.mjs';
-import { printOpenInternet, runOpenInternetAttacks } from './open-internet-attacks.mjs';
+import { printOpenInternet, runOpenInternetAttacks } from './open-internet/run.mjs';
 import { prng, shapeGenerator, valuePools, viewsOf } from './shapes.mjs';
 
 const { values } = parseArgs({
@@ -714,19 +714,8 @@ async function main() {
       shutdown,
       serverLog: server.log,
     });
-    mkdirSync('bench/results', { recursive: true });
     const file = `bench/results/soak-${output.date.replace(/[:.]/g, '-')}.json`;
-    const json = JSON.stringify(output, null, 2);
-    let text = `${json}\n`;
-    try {
-      // Formatted as the repository's prettier would, so `prettier --check bench` stays clean.
-      const prettier = await import('prettier');
-      const options = (await prettier.resolveConfig(file)) ?? {};
-      text = await prettier.format(json, { ...options, parser: 'json' });
-    } catch {
-      // prettier is a dev dependency: plain JSON without it
-    }
-    writeFileSync(file, text);
+    await writeFormatted(file, output);
     print(output);
     console.log(`\nwritten to ${file}`);
     if (server.crashed || output.requests.byClass['2xx'] === 0) exitCode = 1;
