@@ -45,6 +45,9 @@ export class WebhookDelivery {
   private readonly stopping = new AbortController();
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> = Promise.resolve();
+  /** A round is under way; `again`: a slot freed meanwhile, so another follows at once. */
+  private inRound = false;
+  private again = false;
   private lags: SubscriptionLag[] = [];
   /** Whether this instance has claimed a lease, and when it last renewed them. */
   private holding = false;
@@ -79,15 +82,34 @@ export class WebhookDelivery {
   }
 
   start(): void {
-    const next = () => {
-      if (this.stopping.signal.aborted) return;
-      this.timer = setTimeout(() => {
-        this.ticking = this.tick()
-          .catch((error: unknown) => this.failed(error, {}, 'webhook delivery: a round failed'))
-          .finally(next);
-      }, this.settings.pollMs);
-    };
-    next();
+    this.schedule(this.settings.pollMs);
+  }
+
+  /** The next round in `ms`: every poll, and at once when a slot freed (`freed`). */
+  private schedule(ms: number): void {
+    if (this.stopping.signal.aborted) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.inRound = true;
+      this.ticking = this.tick()
+        .catch((error: unknown) => this.failed(error, {}, 'webhook delivery: a round failed'))
+        .finally(() => {
+          this.inRound = false;
+          const again = this.again;
+          this.again = false;
+          this.schedule(again ? 0 : this.settings.pollMs);
+        });
+    }, ms);
+  }
+
+  /**
+   * A delivery ended and its slot is free: the next round starts now rather than at the next
+   * poll, so a receiver held to a few deliveries at once (slots.ts) takes its next at once.
+   */
+  private freed(): void {
+    if (this.inRound) this.again = true;
+    else this.schedule(0);
   }
 
   /** Stops looking for work, ends tries under way, and gives up the leases held. */
@@ -163,7 +185,10 @@ export class WebhookDelivery {
           'webhook delivery: a subscription round failed',
         ),
       )
-      .finally(() => this.running.delete(subscription.id));
+      .finally(() => {
+        this.running.delete(subscription.id);
+        this.freed();
+      });
     this.running.set(subscription.id, { receiver: slot.receiver, retrying: slot.retrying, task });
   }
 }
