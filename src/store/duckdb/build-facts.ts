@@ -12,8 +12,13 @@ import { wholeTableSql } from './fact-export.js';
 import { ensureRollups } from './rollup-tables.js';
 import { basePath, partialPath, removeStale } from './facts-files.js';
 
-/** Lines of CSV read from the row store per page. */
-const PAGE = 20_000;
+/**
+ * Lines of CSV read from the row store per page. SQLite reads a page synchronously, on the
+ * server's thread when the server brings its copy up to date: 5,000 rows hold it 10–40 ms
+ * (20,000 held it up to 250 ms on a busy machine, and a sign-in's eight requests each waited
+ * behind one: performance.md, the open-internet attack 3).
+ */
+export const EXPORT_PAGE = 5_000;
 
 /** Rows loaded into DuckDB per CSV file: bounds the memory its reader and inserts take. */
 const LOAD_ROWS = 1_000_000;
@@ -41,6 +46,8 @@ export async function exportSome(
       if (next.done) break;
       rows += next.value.length;
       if (!out.write(`${next.value.join('\n')}\n`)) await once(out, 'drain');
+      // A turn of the event loop between pages: requests that came meanwhile are answered.
+      else await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
     out.end();
@@ -113,7 +120,7 @@ async function writeCopy(
     const connection = await utcConnection(instance);
     for (const copy of COLUMNAR_TABLES) {
       await connection.run(createTableSql(duckdbDialect, copy.table));
-      const lines = snapshot.lines(wholeTableSql(copy), [], PAGE);
+      const lines = snapshot.lines(wholeTableSql(copy), [], EXPORT_PAGE);
       rows[copy.table.name] = await loadLines(connection, copy.table, lines, `${path}.csv`);
     }
     await ensureRollups(connection);

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import type { DataVersion, FactSnapshot, FactSource } from '../store.js';
-import { exportSome, readCsvSql } from './build-facts.js';
+import { EXPORT_PAGE, exportSome, readCsvSql } from './build-facts.js';
 import { COLUMNAR_TABLES, type ColumnarTable } from './columnar-tables.js';
 import type { DuckdbFacts } from './duckdb-facts.js';
 import { tombstoneHorizon } from '../sql/tombstones.js';
@@ -39,8 +39,8 @@ async function estimatedRows(
   return rows;
 }
 
-/** Lines of CSV read from the row store per page. */
-const PAGE = 20_000;
+/** Lines of CSV read from the row store per page (build-facts.ts says why so few). */
+const PAGE = EXPORT_PAGE;
 
 /** Moved assignments and workers a patch takes (each a query parameter). */
 const MAX_MOVED = 10_000;
