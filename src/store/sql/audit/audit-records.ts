@@ -1,7 +1,9 @@
 import { insertSql } from '../../dialect.js';
-import type { Row } from '../../store.js';
 import { columnNames } from '../../table.js';
 import { AUDIT_CHAINS_TABLE, AUDIT_EVENTS_TABLE, AUDIT_REVEALS_TABLE } from './audit-tables.js';
+
+/** A row as the store's primitives give it (store.ts imports this part: no import back). */
+type Row = Record<string, unknown>;
 
 /** One event as stored: its place in its chain, what queries filter on, the event and its hashes. */
 export interface StoredAuditEvent {
