@@ -1,5 +1,6 @@
 // What the benchmarks share: the built CLI, a free port, logging and rounding, the seeded
 // database of a scale, waiting for a server to answer, and writing a result file.
+import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -98,6 +99,57 @@ export function mintTokenWith(cliPath, db, workspace, role = 'staff', ...binding
 export const log = (...args) => console.error(...args);
 
 export const round = (x, digits = 1) => Number(x.toFixed(digits));
+
+/**
+ * One autocannon run of `seconds` with `connections` against `base`: `pick` gives each
+ * request's path (rotating over sample ids); any answer not 2xx, error or timeout throws. With
+ * `pid`, the server's CPU time per request too (cpuMicros).
+ */
+export async function timedLoad(
+  base,
+  { method = 'GET', path, pick, body, headers = {} },
+  { seconds, connections, pid },
+) {
+  let i = 0;
+  const cpuFrom = pid === undefined ? 0 : cpuMicros(pid);
+  const result = await autocannon({
+    url: base,
+    connections,
+    duration: seconds,
+    headers,
+    requests: [
+      {
+        method,
+        path,
+        body,
+        ...(pick
+          ? {
+              setupRequest: (req) => {
+                req.path = pick(i++);
+                return req;
+              },
+            }
+          : {}),
+      },
+    ],
+  });
+  const bad = result.non2xx + result.errors + result.timeouts;
+  if (bad > 0)
+    throw new Error(`${method} ${path}: ${bad} failed of ${result.requests.total} requests`);
+  return {
+    rps: round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ...(pid === undefined ? {} : { cpuUs: (cpuMicros(pid) - cpuFrom) / result.requests.total }),
+  };
+}
+
+/** CPU time a process has used (all its threads, user and system), in µs. */
+export function cpuMicros(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime (the stat fields 14 and 15, here 11 and 12) in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
 
 /**
  * Runs `vms-read <args>` (of the CLI at `cliPath`: this build's by default) and returns its

@@ -28,7 +28,7 @@ import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { decodeJwt } from 'jose';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { cpus } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -39,6 +39,7 @@ import { signIn } from '../dist/test/support/oauth-flow.js';
 import {
   benchDb,
   benchSeed,
+  cpuMicros,
   ensureSeeded,
   freePort,
   log,
@@ -77,13 +78,6 @@ function options() {
     alg: values.alg,
     out: values.out,
   };
-}
-
-/** CPU time a process has used (all its threads, user and system), in µs. */
-function cpuMicros(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime (the stat fields 14 and 15, here 11 and 12) in clock ticks of 10 ms.
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /**

@@ -2,8 +2,9 @@
 // measured in the same run, on the medium seed, then reports, imports and loads (bench/loads.mjs:
 // imports into a copy while a server runs on it; `--quick`: 1 and 10,000 rows only), deletions and
 // erasure (bench/deletions.mjs), an OAuth access token against an access key (bench/oauth.mjs),
-// and webhook delivery (bench/webhooks.mjs). Writes bench/results/<ISO date-time>.json.
-import autocannon from 'autocannon';
+// the access trail on against off and "who saw this worker" over 10 million events
+// (bench/audit-trail.mjs, bench/audit-worker.mjs), and webhook delivery (bench/webhooks.mjs).
+// Writes bench/results/<ISO date-time>.json.
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,10 +19,13 @@ import {
   mintToken,
   round,
   spawnServer,
+  timedLoad,
   waitFor,
 } from './lib.mjs';
 import { printLoadsTable } from './loads.mjs';
 import { printOAuthTable } from './oauth.mjs';
+import { printAuditTrailTable } from './audit-trail.mjs';
+import { printAuditWorkerTable } from './audit-worker.mjs';
 import { printWebhooksTable } from './webhooks.mjs';
 import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
@@ -92,39 +96,9 @@ function rssSampler(pid) {
   };
 }
 
-/** One autocannon run; `pick` gives each request's path (and body), rotating over sample ids. */
-async function load(base, { method = 'GET', path, pick, body, headers = {} }, seconds = SECONDS) {
-  let i = 0;
-  const result = await autocannon({
-    url: base,
-    connections: CONNECTIONS,
-    duration: seconds,
-    headers,
-    requests: [
-      {
-        method,
-        path,
-        body,
-        ...(pick
-          ? {
-              setupRequest: (req) => {
-                req.path = pick(i++);
-                return req;
-              },
-            }
-          : {}),
-      },
-    ],
-  });
-  const bad = result.non2xx + result.errors + result.timeouts;
-  if (bad > 0)
-    throw new Error(`${method} ${path}: ${bad} failed of ${result.requests.total} requests`);
-  return {
-    rps: round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-  };
-}
+/** One autocannon run of this benchmark's length and connections. */
+const load = (base, spec, seconds = SECONDS) =>
+  timedLoad(base, spec, { seconds, connections: CONNECTIONS });
 
 const REQUEST_ID_MARK = '"request_id":"@@"';
 
@@ -334,6 +308,14 @@ async function main() {
     const deletions = runBench('deletions', ['--scale', values.scale, '--db', values.db]);
     log('oauth: an OAuth access token against an access key, an identity provider beside');
     const oauth = runBench('oauth', ['--db', values.db, ...(QUICK ? ['--quick'] : [])]);
+    log('audit trail: throughput with the access trail on against off, cached and uncached');
+    const auditTrail = runBench('audit-trail', [
+      '--db',
+      values.db,
+      ...(QUICK ? ['--seconds', '2', '--rounds', '1'] : []),
+    ]);
+    log('audit worker: who saw a worker, over a trail of 10,000,000 events (1,000,000 quick)');
+    const auditWorker = runBench('audit-worker', QUICK ? ['--events', '1000000'] : []);
     log(
       'webhooks: from an import exiting to a receiver; 100 subscriptions with one dead; 40 dead and a healthy one',
     );
@@ -375,6 +357,8 @@ async function main() {
       import: importFigures,
       loads,
       oauth,
+      auditTrail,
+      auditWorker,
       webhooks,
       baselineSendsSameBytes: sameBytes,
       workloads: results,
@@ -402,6 +386,8 @@ function printTable({
   import: imported,
   loads,
   oauth,
+  auditTrail,
+  auditWorker,
   webhooks,
   peakRssMb,
   soak,
@@ -438,6 +424,8 @@ function printTable({
   console.log(`import: ${JSON.stringify(imported)}`);
   printLoadsTable(loads);
   printOAuthTable(oauth);
+  printAuditTrailTable(auditTrail);
+  printAuditWorkerTable(auditWorker);
   if (webhooks) printWebhooksTable(webhooks);
   console.log(
     `\npeak RSS of the service: ${peakRssMb} MB${soak ? `; over a ${soak.seconds} s soak: ${soak.rssFirst10sMb} MB in the first 10 s, ${soak.rssLast10sMb} MB in the last 10 s` : ''}`,

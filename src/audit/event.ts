@@ -14,7 +14,14 @@ export interface AuditEvent {
   workspace: string | null;
   caller:
     | { kind: 'access_key'; keyId: string }
-    | { kind: 'oauth'; issuer: string; subject: string; clientId: string | null }
+    | {
+        kind: 'oauth';
+        issuer: string;
+        subject: string;
+        clientId: string | null;
+        /** A client of the built-in server: its registered name (the client's own text). */
+        clientName?: string;
+      }
     | null;
   role: string | null;
   worker: string | null;
@@ -55,6 +62,9 @@ export function eventOf(request: AnsweredRequest): AuditEvent {
             issuer: principal.grant.issuer,
             subject: principal.grant.subject,
             clientId: principal.grant.clientId,
+            ...(principal.grant.clientName === undefined
+              ? {}
+              : { clientName: principal.grant.clientName }),
           }
         : { kind: 'access_key', keyId: principal.tokenId }
       : null,

@@ -36,6 +36,7 @@ export function toOcsf(event: AuditEvent): Record<string, unknown> {
     actor: {
       user,
       app_uid: caller?.kind === 'oauth' ? (caller.clientId ?? undefined) : undefined,
+      app_name: caller?.kind === 'oauth' ? caller.clientName : undefined,
     },
     api: {
       operation: event.operation ?? 'none',

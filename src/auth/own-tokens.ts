@@ -18,6 +18,10 @@ export const OWN_TOKEN_RECHECK_MS = 1000;
 /** A token of the built-in server that is not (or no longer) accepted. */
 export class EndedTokenError extends Error {}
 
+/** The web page's own client of the built-in server (configured, not registered). */
+export const WEB_CLIENT_ID = 'vms-read-web';
+export const WEB_CLIENT_NAME = 'vms-read web page';
+
 export const looksLikeOwnToken = (token: string) => OPAQUE_TOKEN.test(token);
 
 /**
@@ -46,6 +50,15 @@ export class OwnTokens {
     this.epoch++;
   }
 
+  /** A client's registered name (the page's own client's is configured), or null. */
+  private async clientName(clientId: string | null, now: Date): Promise<string | null> {
+    if (clientId === null) return null;
+    if (clientId === WEB_CLIENT_ID) return WEB_CLIENT_NAME;
+    const name = (await this.records.findOAuthRecord('Client', clientId, now.getTime()))?.payload
+      .client_name;
+    return typeof name === 'string' ? name : null;
+  }
+
   /** The principal of a token of this server, or EndedTokenError saying why not. */
   async principal(store: TokenReads, token: string, now: Date): Promise<Principal> {
     const record = await this.records.findOAuthRecord('AccessToken', token, now.getTime());
@@ -66,6 +79,8 @@ export class OwnTokens {
       subject: accountId,
       clientId: typeof clientId === 'string' ? clientId : null,
     };
+    const clientName = await this.clientName(grant.clientId, now);
+    if (clientName !== null) grant.clientName = clientName;
     const tokenExpiry = typeof exp === 'number' ? exp * 1000 : Infinity;
     const keyExpiry = key.expiresAt ? Date.parse(key.expiresAt) : Infinity;
     const granted = String(scope ?? '')

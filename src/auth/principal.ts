@@ -8,6 +8,11 @@ export interface Grant {
   subject: string;
   /** The token's `client_id` claim, else its `azp`; null when it carries neither. */
   clientId: string | null;
+  /**
+   * The client's name, for clients of the built-in server (its registered `client_name`): what the
+   * access trail shows beside the id (DESIGN §4.17). Text the client wrote; never part of the id.
+   */
+  clientName?: string;
 }
 
 /** Who is calling: an authenticated token, its workspace, role and scopes. */

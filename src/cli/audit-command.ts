@@ -22,12 +22,16 @@ const FORMAT_FLAG = {
 } as const;
 const JSON_FLAG = { type: 'boolean', help: 'one event a line, as JSON' } as const;
 
+/** An OAuth caller's app: its id, with the name it registered quoted (the client's own text). */
+const appOf = (caller: { clientId: string | null; clientName?: string }) =>
+  `${caller.clientId ?? '?'}${caller.clientName === undefined ? '' : ` ${JSON.stringify(caller.clientName)}`}`;
+
 /** One line of what a person reads: when, where, who, what, and what it revealed. */
 function line(event: ListedEvent): string {
   const caller = event.caller
     ? event.caller.kind === 'access_key'
       ? event.caller.keyId
-      : `${event.caller.subject} via ${event.caller.clientId ?? '?'} (${event.caller.issuer})`
+      : `${event.caller.subject} via ${appOf(event.caller)} (${event.caller.issuer})`
     : '-';
   const personal = event.revealed.filter((r) => r.personalData).length;
   const revealed = event.report

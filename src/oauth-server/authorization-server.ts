@@ -1,4 +1,5 @@
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { WEB_CLIENT_ID, WEB_CLIENT_NAME } from '../auth/own-tokens.js';
 import { TOKEN_SCOPES } from '../auth/scopes.js';
 import type { OAuthRecords } from '../store/sql/oauth-records.js';
 import { liveKey } from '../auth/tokens.js';
@@ -37,7 +38,7 @@ export const TTL = {
 } as const;
 
 /** The public client the web page signs in as (DESIGN §4.12, "The page"). */
-export const WEB_CLIENT_ID = 'vms-read-web';
+export { WEB_CLIENT_ID };
 
 export interface AuthorizationServerDeps {
   /** The issuer identifier: the resource identifier (VMS_READ_PUBLIC_URL, or the address). */
@@ -89,7 +90,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Provid
     clients: [
       {
         client_id: WEB_CLIENT_ID,
-        client_name: 'vms-read web page',
+        client_name: WEB_CLIENT_NAME,
         token_endpoint_auth_method: 'none',
         redirect_uris: [...deps.pages()],
         post_logout_redirect_uris: [...deps.pages()],

@@ -59,6 +59,12 @@ const Caller = Nullable(
         issuer: Type.String(),
         subject: Type.String(),
         clientId: Nullable(Type.String()),
+        clientName: Type.Optional(
+          Type.With(ProvenanceSchema, {
+            description:
+              "a client of the built-in server: the name it registered (the client's own text)",
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -104,6 +110,16 @@ const AuditEventPage = Type.Object(
 );
 
 type Item = Static<typeof AuditEventSchema>;
+type StoredCaller =
+  | (Exclude<Item['caller'], null> & { clientName?: never })
+  | { kind: 'oauth'; issuer: string; subject: string; clientId: string | null; clientName?: string }
+  | null;
+
+/** The caller as served: a client's registered name (its own text) enveloped. */
+function callerOf(caller: StoredCaller, path: string): Item['caller'] {
+  if (caller?.kind !== 'oauth' || caller.clientName === undefined) return caller as Item['caller'];
+  return { ...caller, clientName: provenance(caller.clientName, OPERATION, path) };
+}
 
 /** A stored event as served at `$.items[i]`: ids as they are, what callers wrote enveloped. */
 function itemOf(stored: StoredAuditEvent, i: number): Item {
@@ -117,7 +133,7 @@ function itemOf(stored: StoredAuditEvent, i: number): Item {
   return {
     at: new Date(event.at).toISOString(),
     requestId: String(event.requestId),
-    caller: event.caller as Item['caller'],
+    caller: callerOf(event.caller as StoredCaller, at('caller.clientName')),
     role: event.role as string | null,
     worker: event.worker as string | null,
     supplier: event.supplier as string | null,

@@ -77,12 +77,16 @@ export async function servePage(html: string, port = 0): Promise<PageServer> {
 
 /**
  * Signs in to the web page (served by `base`) with a token, as a person does: the token pasted
- * into the form and submitted; resolves once the page shows the signed-in header.
+ * into the form ("Use an access key" opened first where the page signs in at an authorization
+ * server) and submitted; resolves once the page shows the signed-in header.
  */
 export async function signIn(page: Page, base: string, token: string): Promise<void> {
   await page.goto(`${base}/app`);
-  await page.waitForSelector('#token');
+  await page.waitForSelector('#token', { state: 'attached' });
   await assertAccessible(page, 'the sign-in card');
+  // Where the page signs people in at an authorization server, the key is folded under it.
+  const folded = await page.$('details.use-key:not([open]) summary');
+  if (folded) await folded.click();
   await page.fill('#token', token);
   await page.click('form.sign-in button[type=submit]');
   await page.waitForSelector('#sign-out:not([hidden])');

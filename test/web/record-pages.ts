@@ -3,7 +3,13 @@ import { after, before } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/accessibility.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
-import { AS_OF, startHarness, type Dialect, type Harness } from '../support/harness.js';
+import {
+  AS_OF,
+  startHarness,
+  type Dialect,
+  type Harness,
+  type HarnessOptions,
+} from '../support/harness.js';
 
 /** What the record-page tests read off the page. */
 
@@ -44,12 +50,16 @@ export interface LivePages {
 
 /**
  * Starts, before the describe's tests, a harness on `dialect` (its clock at the seed's as-of
- * day) listening on a free port and a browser, and stops both after them.
+ * day; `options` added) listening on a free port and a browser, and stops both after them.
  */
-export function livePages(dialect: Dialect): LivePages {
+export function livePages(dialect: Dialect, options: HarnessOptions = {}): LivePages {
   const live = {} as LivePages;
   before(async () => {
-    live.h = await startHarness({ dialect, now: () => new Date(`${AS_OF}T12:00:00.000Z`) });
+    live.h = await startHarness({
+      dialect,
+      now: () => new Date(`${AS_OF}T12:00:00.000Z`),
+      ...options,
+    });
     live.base = await live.h.app.listen({ host: '127.0.0.1', port: 0 });
     live.browser = await launchBrowser();
   });

@@ -3,11 +3,13 @@ import { dashboardTitle } from './session/names.js';
 import { recordsSection } from './records/routes.js';
 import { dashboardsOf, savedQueries, type SavedQuery } from './dashboards/saved-queries.js';
 import type { Session } from './session/session.js';
+import { mayReadTrail, TRAIL_ADDRESS } from './session/trail-access.js';
 
 /**
  * The home page: what this token can see, as cards. Staff see the dashboards, the explorer, the
  * briefings and library queries, and every record list; a worker or billing-entity token sees one
- * sentence on reports and the record lists its role may read.
+ * sentence on reports and the record lists its role may read. A token that may read the access
+ * trail (read:audit) has its card too.
  */
 const card = (
   href: string,
@@ -38,6 +40,7 @@ function queryCards(queries: SavedQuery[], kind: SavedQuery['kind'], line: strin
 
 export async function homeView(session: Session): Promise<HTMLElement> {
   const records = recordsSection(session, 'h2');
+  const trail = mayReadTrail(session);
   // Read beside the saved queries; should those fail first, its answer is not left unhandled.
   records.catch(() => undefined);
   const parts: (HTMLElement | null)[] = [h('h1', {}, 'Your program')];
@@ -66,5 +69,17 @@ export async function homeView(session: Session): Promise<HTMLElement> {
     );
   }
   parts.push(await records);
+  if (await trail)
+    parts.push(
+      section(
+        'Who read what',
+        card(
+          TRAIL_ADDRESS,
+          'Access trail',
+          'Each answered request: its caller and app, the records it carried.',
+          { 'data-list': 'access-trail' },
+        ),
+      ),
+    );
   return h('div', { class: 'home' }, ...parts);
 }

@@ -16,12 +16,13 @@ import { openSession, type Session } from './session/session.js';
 import { errorView } from './error-view.js';
 import { homeView } from './home.js';
 import { dashboardView, savedQueryView } from './dashboards/views.js';
+import { trailView } from './audit/trail-view.js';
 
 /**
- * The web page: sign in (at the authorization server, or with an access key; sign-in/), then the home page,
- * dashboards, saved queries, the explorer and the records, routed by the URL's hash (#/,
- * #/dashboard/<id>, #/query/<id>, #/explorer, #/records/<list>, #/invoice/<id>, …) so the
- * server serves one page.
+ * The web page: sign in (at the authorization server, or with an access key; sign-in/), then the
+ * home page, dashboards, saved queries, the explorer, the records and the access trail, routed by
+ * the URL's hash (#/, #/dashboard/<id>, #/query/<id>, #/explorer, #/records/<list>,
+ * #/invoice/<id>, #/access-trail?worker=<id>, …) so the server serves one page.
  */
 const main = document.getElementById('main') as HTMLElement;
 const signOutButton = document.getElementById('sign-out') as HTMLButtonElement;
@@ -89,6 +90,9 @@ async function view(path: string): Promise<HTMLElement> {
   if (page === 'dashboard' && id) return reportsOnly(active, () => dashboardView(active, id));
   if (page === 'query' && id) return reportsOnly(active, () => savedQueryView(active, decoded(id)));
   if (page === 'explorer') return reportsOnly(active, () => explorerView(active));
+  // The access trail's search follows in the address: #/access-trail?worker=…
+  const [trail, query = ''] = (page ?? '').split(/\?(.*)/s, 2);
+  if (trail === 'access-trail' && parts.length === 1) return trailView(active, query);
   return (await recordsRoute(active, parts)) ?? homeView(active);
 }
 

@@ -11,9 +11,11 @@ import { supplierChoices, workerChoices, type Choice } from './choices.js';
 export type FilterField =
   | { kind: 'choice'; param: string; label: string; values: readonly string[] }
   | { kind: 'supplier' }
-  | { kind: 'worker' }
+  /** A worker by name or id; its parameter is `workerId` unless `param` says otherwise. */
+  | { kind: 'worker'; param?: string }
   | { kind: 'text'; param: string; label: string }
-  | { kind: 'period' };
+  /** Two days, from and to; `periodFrom` and `periodTo` unless `params` says otherwise. */
+  | { kind: 'period'; params?: readonly [string, string]; label?: string };
 
 export type Order = 'asc' | 'desc';
 
@@ -31,32 +33,47 @@ const paramsOf = (field: FilterField): string[] => {
     case 'supplier':
       return ['supplierId'];
     case 'worker':
-      return ['workerId'];
+      return [workerParam(field)];
     case 'period':
-      return ['periodFrom', 'periodTo'];
+      return [...periodParams(field)];
   }
 };
+
+const workerParam = (field: { param?: string }) => field.param ?? 'workerId';
+const periodParams = (field: { params?: readonly [string, string] }) =>
+  field.params ?? (['periodFrom', 'periodTo'] as const);
+
+/** What a list's search form and address need of the list. */
+export interface Searched {
+  key: string;
+  /** The list's address without a search: `#/records/<key>`, or its own. */
+  address: string;
+  filters: readonly FilterField[];
+  /** Answered in one order only (newest first): no Order control, none in the address. */
+  unordered?: true;
+}
 
 /** Newest first unless the address says otherwise. */
 export const DEFAULT_ORDER: Order = 'desc';
 
 /** The search an address's query part holds: the list's own filters only, each once, not empty. */
-export function searchOf(query: string, fields: readonly FilterField[]): ListSearch {
+export function searchOf(query: string, list: Searched): ListSearch {
   const given = new URLSearchParams(query);
   const filters: Record<string, string> = {};
-  for (const name of fields.flatMap(paramsOf)) {
+  for (const name of list.filters.flatMap(paramsOf)) {
     const value = given.get(name)?.trim();
     if (value) filters[name] = value;
   }
-  return { filters, order: given.get('order') === 'asc' ? 'asc' : DEFAULT_ORDER };
+  const asc = given.get('order') === 'asc' && !list.unordered;
+  return { filters, order: asc ? 'asc' : DEFAULT_ORDER };
 }
 
-/** The address of a list with a search. */
-export function addressOf(listKey: string, search: ListSearch): string {
+/** The address of a list (`#/records/<key>`, or the list's own) with a search. */
+export function addressOf(listAddress: string, search: ListSearch): string {
   const query = new URLSearchParams(search.filters);
   if (search.order !== DEFAULT_ORDER) query.set('order', search.order);
   const text = query.toString();
-  return `#/records/${listKey}${text ? `?${text}` : ''}`;
+  return `${listAddress}${text ? `?${text}` : ''}`;
 }
 
 const label = (value: string) => value.replace(/_/g, ' ');
@@ -78,10 +95,12 @@ export function searchWords(
       const known = suppliers.find((s) => s.value === filters.supplierId);
       parts.push(`supplier ${known ? known.label : filters.supplierId}`);
     }
-    if (f.kind === 'worker' && filters.workerId) parts.push(`worker ${filters.workerId}`);
-    if (f.kind === 'period' && (filters.periodFrom || filters.periodTo))
+    if (f.kind === 'worker' && filters[workerParam(f)])
+      parts.push(`worker ${filters[workerParam(f)]}`);
+    const [from, to] = f.kind === 'period' ? periodParams(f).map((p) => filters[p]) : [];
+    if (f.kind === 'period' && (from || to))
       parts.push(
-        `period ${filters.periodFrom ? `from ${filters.periodFrom}` : ''}${filters.periodFrom && filters.periodTo ? ' ' : ''}${filters.periodTo ? `to ${filters.periodTo}` : ''}`,
+        `${(f.label ?? 'Period').toLowerCase()} ${from ? `from ${from}` : ''}${from && to ? ' ' : ''}${to ? `to ${to}` : ''}`,
       );
   }
   return parts.join(' · ');
@@ -110,14 +129,13 @@ type FieldReader = () => Record<string, string> | Promise<Record<string, string>
  */
 export async function searchForm(
   session: Session,
-  listKey: string,
-  fields: readonly FilterField[],
+  list: Searched,
   search: ListSearch,
 ): Promise<HTMLElement> {
-  const prefix = `search-${listKey}`;
+  const prefix = `search-${list.key}`;
   const controls: HTMLElement[] = [];
   const readers: FieldReader[] = [];
-  for (const f of fields) {
+  for (const f of list.filters) {
     if (f.kind === 'choice') {
       const id = `${prefix}-${f.param}`;
       const values = f.values.map((v) => ({ value: v, label: label(v) }));
@@ -145,7 +163,8 @@ export async function searchForm(
       let workers = await choices.first;
       const named = workers.some((w) => w.label !== w.value);
       const listId = `${id}-names`;
-      const current = search.filters.workerId ?? '';
+      const param = workerParam(f);
+      const current = search.filters[param] ?? '';
       const labelOf = (among: readonly Choice[]) =>
         among.find((w) => w.value === current)?.label ?? current;
       const shown = labelOf(workers);
@@ -176,25 +195,29 @@ export async function searchForm(
           workers.some((w) => w.label === typed) || !typed.includes(' · ')
             ? workers
             : await choices.all;
-        return { workerId: among.find((w) => w.label === typed)?.value ?? typed };
+        return { [param]: among.find((w) => w.label === typed)?.value ?? typed };
       });
     } else {
-      const from = input(`${prefix}-from`, 'date', search.filters.periodFrom ?? '');
-      const to = input(`${prefix}-to`, 'date', search.filters.periodTo ?? '');
+      const [fromParam, toParam] = periodParams(f);
+      const from = input(`${prefix}-from`, 'date', search.filters[fromParam] ?? '');
+      const to = input(`${prefix}-to`, 'date', search.filters[toParam] ?? '');
+      const label = f.label ?? 'Period';
       controls.push(
-        field(`${prefix}-from`, 'Period from', from),
-        field(`${prefix}-to`, 'Period to', to),
+        field(`${prefix}-from`, `${label} from`, from),
+        field(`${prefix}-to`, `${label} to`, to),
       );
-      readers.push(() => ({ periodFrom: from.value, periodTo: to.value }));
+      readers.push(() => ({ [fromParam]: from.value, [toParam]: to.value }));
     }
   }
-  const order = choiceSelect(
-    `${prefix}-order`,
-    'Newest first',
-    [{ value: 'asc', label: 'Oldest first' }],
-    search.order === 'asc' ? 'asc' : '',
-  );
-  controls.push(field(`${prefix}-order`, 'Order', order));
+  const order = list.unordered
+    ? null
+    : choiceSelect(
+        `${prefix}-order`,
+        'Newest first',
+        [{ value: 'asc', label: 'Oldest first' }],
+        search.order === 'asc' ? 'asc' : '',
+      );
+  if (order) controls.push(field(`${prefix}-order`, 'Order', order));
   const form = h(
     'form',
     { class: 'list-search', role: 'search', 'aria-label': 'Find records' },
@@ -203,7 +226,7 @@ export async function searchForm(
       'div',
       { class: 'search-actions' },
       h('button', { type: 'submit' }, 'Search'),
-      h('a', { href: addressOf(listKey, { filters: {}, order: DEFAULT_ORDER }) }, 'Clear'),
+      h('a', { href: addressOf(list.address, { filters: {}, order: DEFAULT_ORDER }) }, 'Clear'),
     ),
   ) as HTMLFormElement;
   form.addEventListener('submit', (event) => {
@@ -212,7 +235,7 @@ export async function searchForm(
     if (submit?.disabled) return;
     // One search at a time: the button waits while a worker's name is looked up.
     if (submit) submit.disabled = true;
-    void goToSearch(readers, order, listKey).finally(() => {
+    void goToSearch(readers, order, list.address).finally(() => {
       if (submit) submit.disabled = false;
     });
   });
@@ -222,11 +245,14 @@ export async function searchForm(
 /** Moves to the address of what the form says (a worker's name may wait for the whole list). */
 async function goToSearch(
   readers: readonly FieldReader[],
-  order: HTMLSelectElement,
-  listKey: string,
+  order: HTMLSelectElement | null,
+  listAddress: string,
 ): Promise<void> {
   const filters: Record<string, string> = {};
   for (const read of readers)
     for (const [name, value] of Object.entries(await read())) if (value) filters[name] = value;
-  location.hash = addressOf(listKey, { filters, order: order.value === 'asc' ? 'asc' : 'desc' });
+  location.hash = addressOf(listAddress, {
+    filters,
+    order: order?.value === 'asc' ? 'asc' : 'desc',
+  });
 }

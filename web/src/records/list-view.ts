@@ -30,8 +30,8 @@ export function readPage(
 ): Promise<RecordPage | ListRefusal> {
   const call = session.client.call as (name: string, input: object) => Promise<unknown>;
   return call(list.operation, {
-    ...search.filters,
-    order: search.order,
+    ...(list.inputOf ? list.inputOf(search.filters) : search.filters),
+    ...(list.unordered ? {} : { order: search.order }),
     limit: PAGE_SIZE,
     ...(cursor ? { cursor } : {}),
   }) as Promise<RecordPage | ListRefusal>;
@@ -48,6 +48,7 @@ export async function listView(
   list: RecordList,
   search: ListSearch,
 ): Promise<HTMLElement> {
+  const nothing = list.unit?.[1] ?? list.title.toLowerCase();
   const searched = searchWords(search, list.filters, await supplierChoices(session));
   /** cursors[i] read page i (undefined: the first page). */
   const cursors: (string | undefined)[] = [undefined];
@@ -99,7 +100,8 @@ export async function listView(
       next = page.hasMore ? page.nextCursor : null;
       const count = page.items.length;
       const order = search.order === 'asc' ? 'oldest first' : 'newest first';
-      status.textContent = `Page ${index + 1} · ${count} record${count === 1 ? '' : 's'}, ${order}${searched ? ` · ${searched}` : ''}${next ? '' : ' · the last page'}`;
+      const [one, many] = list.unit ?? ['record', 'records'];
+      status.textContent = `Page ${index + 1} · ${count} ${count === 1 ? one : many}, ${order}${searched ? ` · ${searched}` : ''}${next ? '' : ' · the last page'}`;
       replace(
         body,
         count === 0
@@ -107,10 +109,13 @@ export async function listView(
               'p',
               { class: 'empty' },
               searched
-                ? `No ${list.title.toLowerCase()} visible to this token match this search (${searched}).`
-                : `No ${list.title.toLowerCase()} visible to this token.`,
+                ? `No ${nothing} visible to this token match this search (${searched}).`
+                : `No ${nothing} visible to this token.`,
             )
-          : await withNames(session, recordTable(list.title, list.columns, page.items)),
+          : await withNames(
+              session,
+              recordTable(list.title, list.columns, page.items, undefined, list.idKey),
+            ),
       );
     }
     settle(false);
@@ -120,10 +125,18 @@ export async function listView(
   return h(
     'div',
     // Which search this page answers, as the address says it (tests wait for the new one).
-    { class: 'record-list', 'data-list': list.key, 'data-address': addressOf(list.key, search) },
-    h('p', {}, h('a', { href: '#/records' }, '← All records')),
+    {
+      class: 'record-list',
+      'data-list': list.key,
+      'data-address': addressOf(list.address, search),
+    },
+    h(
+      'p',
+      {},
+      h('a', { href: list.back?.href ?? '#/records' }, `← ${list.back?.label ?? 'All records'}`),
+    ),
     h('h1', {}, list.title),
-    list.filters.length > 0 ? await searchForm(session, list.key, list.filters, search) : null,
+    list.filters.length > 0 ? await searchForm(session, list, search) : null,
     status,
     body,
     pager,

@@ -97,13 +97,14 @@ export interface Column {
 
 /**
  * Records as a table in its own scrolling region (a phone scrolls the table, not the page), a row
- * per record with its id in `data-id`; `rowClass` marks rows (corrections).
+ * per record with its id (`idKey`) in `data-id`; `rowClass` marks rows (corrections).
  */
 export function recordTable(
   label: string,
   columns: Column[],
   records: ApiRecord[],
   rowClass: (record: ApiRecord) => string | undefined = () => undefined,
+  idKey = 'id',
 ): HTMLElement {
   const wrap = h(
     'div',
@@ -128,7 +129,7 @@ export function recordTable(
         ...records.map((record) =>
           h(
             'tr',
-            { 'data-id': String(record.id), class: rowClass(record) },
+            { 'data-id': String(record[idKey]), class: rowClass(record) },
             ...columns.map((c) => h('td', { class: c.num ? 'num' : undefined }, c.value(record))),
           ),
         ),

@@ -1,4 +1,4 @@
-import type { FilterField } from './list-search.js';
+import type { FilterField, Searched } from './list-search.js';
 import { formatMoney } from './money.js';
 import {
   fieldValue,
@@ -21,11 +21,11 @@ export type ListOperation =
   | 'list_suppliers'
   | 'list_assignments'
   | 'list_expenses'
-  | 'list_approval_statuses';
+  | 'list_approval_statuses'
+  | 'list_audit_events';
 
 /** One record list: its page (#/records/<key>), its operation, its card and its columns. */
-export interface RecordList {
-  key: string;
+export interface RecordList extends Searched {
   operation: ListOperation;
   title: string;
   /** One line on the home page's card: what the list holds. */
@@ -33,7 +33,21 @@ export interface RecordList {
   columns: Column[];
   /** What its search form offers: the list's filters (DESIGN §4.15). */
   filters: FilterField[];
+  /** What a row is, one and many, where it is not a record. */
+  unit?: readonly [string, string];
+  /** The key of a row's id (its `data-id`), where it is not `id`. */
+  idKey?: string;
+  /** The way back above the list: all records, unless the list says otherwise. */
+  back?: { href: string; label: string };
+  /** The API's input for a search as the address holds it, when it is not the same. */
+  inputOf?: (filters: Readonly<Record<string, string>>) => Record<string, string>;
 }
+
+/** A record list of `#/records/<key>`. */
+const records = (list: Omit<RecordList, 'address'>): RecordList => ({
+  ...list,
+  address: `#/records/${list.key}`,
+});
 
 const status = (values: readonly string[], label = 'Status'): FilterField => ({
   kind: 'choice',
@@ -68,7 +82,7 @@ const money = (heading: string, key: string): Column => ({
 });
 
 export const RECORD_LISTS: RecordList[] = [
-  {
+  records({
     key: 'workers',
     operation: 'list_workers',
     title: 'Workers',
@@ -92,8 +106,8 @@ export const RECORD_LISTS: RecordList[] = [
         values: ['invited', 'onboarding', 'active', 'offboarded'],
       },
     ],
-  },
-  {
+  }),
+  records({
     key: 'timesheets',
     operation: 'list_timesheets',
     title: 'Timesheets',
@@ -112,8 +126,8 @@ export const RECORD_LISTS: RecordList[] = [
       { kind: 'worker' },
       { kind: 'period' },
     ],
-  },
-  {
+  }),
+  records({
     key: 'invoices',
     operation: 'list_invoices',
     title: 'Invoices',
@@ -142,8 +156,8 @@ export const RECORD_LISTS: RecordList[] = [
       { kind: 'supplier' },
       { kind: 'period' },
     ],
-  },
-  {
+  }),
+  records({
     key: 'suppliers',
     operation: 'list_suppliers',
     title: 'Suppliers',
@@ -156,8 +170,8 @@ export const RECORD_LISTS: RecordList[] = [
       timestamp('Created', 'createdAt'),
     ],
     filters: [],
-  },
-  {
+  }),
+  records({
     key: 'assignments',
     operation: 'list_assignments',
     title: 'Assignments',
@@ -175,8 +189,8 @@ export const RECORD_LISTS: RecordList[] = [
       enumerated('Status', 'status'),
     ],
     filters: [{ kind: 'worker' }, { kind: 'supplier' }],
-  },
-  {
+  }),
+  records({
     key: 'expenses',
     operation: 'list_expenses',
     title: 'Expenses',
@@ -196,8 +210,8 @@ export const RECORD_LISTS: RecordList[] = [
       { kind: 'worker' },
       { kind: 'supplier' },
     ],
-  },
-  {
+  }),
+  records({
     key: 'approval-statuses',
     operation: 'list_approval_statuses',
     title: 'Approval statuses',
@@ -221,5 +235,5 @@ export const RECORD_LISTS: RecordList[] = [
       status(['pending', 'approved', 'rejected'], 'State'),
       { kind: 'text', param: 'subjectRef', label: 'Subject id' },
     ],
-  },
+  }),
 ];

@@ -23,7 +23,7 @@ export async function recordsRoute(session: Session, parts: string[]): Promise<H
     // A list's search follows its key in the address: #/records/invoices?status=draft.
     const [key, query = ''] = id.split(/\?(.*)/s, 2);
     const list = RECORD_LISTS.find((l) => l.key === key);
-    return list ? listView(session, list, searchOf(query, list.filters)) : null;
+    return list ? listView(session, list, searchOf(query, list)) : null;
   }
   if (!id) return null;
   if (page === 'invoice') return invoiceView(session, decoded(id));

@@ -1,4 +1,6 @@
+import { h } from '../dom.js';
 import type { Session } from '../session/session.js';
+import { mayReadTrail, whoSawAddress } from '../session/trail-access.js';
 import {
   recordPage,
   fieldList,
@@ -9,8 +11,11 @@ import {
   type ApiRecord,
 } from './record-fields.js';
 
-/** A worker's fields; name and work email say "withheld" where the token lacks read:pii. */
-export function workerDetail(worker: ApiRecord & { id: string }): HTMLElement {
+/**
+ * A worker's fields; name and work email say "withheld" where the token lacks read:pii. Where the
+ * token may read the access trail, "Who saw this worker" opens the worker's part of it.
+ */
+export function workerDetail(worker: ApiRecord & { id: string }, trail = false): HTMLElement {
   return recordPage(
     { key: 'workers', title: 'Workers' },
     'Worker',
@@ -26,6 +31,13 @@ export function workerDetail(worker: ApiRecord & { id: string }): HTMLElement {
       ['Created', when(worker.createdAt)],
       ['Updated', when(worker.updatedAt)],
     ]),
+    trail
+      ? h(
+          'p',
+          { class: 'who-saw' },
+          h('a', { href: whoSawAddress(worker.id) }, 'Who saw this worker'),
+        )
+      : null,
   );
 }
 
@@ -33,5 +45,5 @@ export async function workerView(session: Session, id: string): Promise<HTMLElem
   const { item } = (await session.client.call('get_worker', { id })) as {
     item: (ApiRecord & { id: string }) | null;
   };
-  return item ? workerDetail(item) : notVisible('worker', id);
+  return item ? workerDetail(item, await mayReadTrail(session)) : notVisible('worker', id);
 }
