@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { AnsweredRequest } from '../operations/answered.js';
 import type { Revelation, RevealedRecord } from '../operations/revelation.js';
@@ -98,10 +98,51 @@ export const chainStart = (chainId: string): string => `start:${chainId}`;
  * longer follows.
  */
 export function eventHash(prev: string, chainId: string, seq: number, json: string): string {
-  return createHash('sha256').update(`${prev}\n${chainId}\n${seq}\n${json}`).digest('hex');
+  return hash('sha256', `${prev}\n${chainId}\n${seq}\n${json}`, 'hex');
 }
 
-/** The canonical JSON of an event: the bytes kept and hashed. */
+/**
+ * A key JavaScript orders before the others whatever the order it was added in (`"2"`, `"10"`);
+ * `__proto__` is not an own key when assigned.
+ */
+const INDEX_KEY = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * A copy of `value` whose objects have their keys in RFC 8785's order (UTF-16 code units), for
+ * JSON.stringify; null when an object has a key JavaScript would not keep in that order.
+ */
+function sortedCopy(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items: unknown[] = [];
+    for (const item of value) {
+      const sorted = sortedCopy(item);
+      if (sorted === UNSORTABLE) return UNSORTABLE;
+      items.push(sorted);
+    }
+    return items;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    if (INDEX_KEY.test(key) || key === '__proto__') return UNSORTABLE;
+    const member = (value as Record<string, unknown>)[key];
+    if (member === undefined) continue;
+    const sorted = sortedCopy(member);
+    if (sorted === UNSORTABLE) return UNSORTABLE;
+    copy[key] = sorted;
+  }
+  return copy;
+}
+const UNSORTABLE = Symbol('unsortable');
+
+/**
+ * The canonical JSON of an event (RFC 8785): the bytes kept and hashed. Its keys sorted, then
+ * JSON.stringify, whose strings and numbers are RFC 8785's own (ECMAScript's serialization): the
+ * same bytes as the `canonicalize` library, several times faster (the trail makes one per answered
+ * request). An object with an array-index-like key (which JavaScript orders first) or a
+ * `__proto__` key goes through `canonicalize` itself. test/audit/canonical-event.test.ts holds the two equal.
+ */
 export function canonicalEvent(event: AuditEvent): string {
-  return canonicalize(event) as string;
+  const sorted = sortedCopy(event);
+  return sorted === UNSORTABLE ? (canonicalize(event) as string) : JSON.stringify(sorted);
 }

@@ -1,9 +1,10 @@
+import { NAMED_WORKER } from '../records/record.js';
 import type { FeedType } from '../store/sql/change-log.js';
 
 /**
  * What an answer carried, for the access trail (DESIGN §4.17): the records it served, each by its
- * type and id, the worker it names (the worker itself, or the worker of a timesheet, assignment or
- * expense), and whether a person's name or work email was in it; for a report, its query and how
+ * type and id, the worker it names (the worker itself, or the worker of a timesheet, assignment,
+ * expense or approval status), and whether a person's name or work email was in it; for a report, its query and how
  * many rows it gave. Entries and lines count under their timesheet or invoice. Ids only: never a
  * name or an email.
  */
@@ -22,10 +23,13 @@ export interface Revelation {
 /** The personal fields of SPEC (a worker's `displayName` and `workEmail`, with `read:pii`). */
 const PERSONAL_FIELDS = ['displayName', 'workEmail'];
 
+type Named = { [NAMED_WORKER]?: unknown };
+
 /** A served record as the trail keeps it: type, id, the worker it names, its personal data. */
 export function revealedRecord(type: FeedType, record: Record<string, unknown>): RevealedRecord {
   const revealed: RevealedRecord = { type, id: String(record.id) };
-  const worker = type === 'worker' ? record.id : record.workerId;
+  const worker =
+    type === 'worker' ? record.id : (record.workerId ?? (record as Named)[NAMED_WORKER]);
   if (typeof worker === 'string') revealed.worker = worker;
   if (PERSONAL_FIELDS.some((field) => Object.hasOwn(record, field))) revealed.personalData = true;
   return revealed;

@@ -27,6 +27,13 @@ export interface MapOptions {
   pii: boolean;
 }
 
+/**
+ * The worker a served record is about where it does not serve a `workerId` (an approval status:
+ * its subject's worker), as a symbol-keyed member: never serialized, never validated, read by the
+ * access trail (operations/revelation.ts) so that "who saw this worker" finds the record.
+ */
+export const NAMED_WORKER = Symbol('namedWorker');
+
 export interface RecordType {
   fields: Fields;
   schema: TObject;
@@ -73,7 +80,13 @@ function toInt(value: unknown): number {
   return typeof value === 'number' ? value : Number(value);
 }
 
-export function defineRecord(fields: Fields): RecordType {
+export function defineRecord(
+  fields: Fields,
+  options: {
+    /** A column naming the worker the record is about, read but not served (NAMED_WORKER). */
+    namesWorker?: string;
+  } = {},
+): RecordType {
   const properties: Record<string, TSchema> = {};
   for (const [name, field] of Object.entries(fields)) {
     const schema = fieldSchema(field);
@@ -86,9 +99,14 @@ export function defineRecord(fields: Fields): RecordType {
   return {
     fields,
     schema: Type.Object(properties, { additionalProperties: false }),
-    columns: entries.map(([, f]) => f.column),
+    columns: [
+      ...entries.map(([, f]) => f.column),
+      ...(options.namesWorker ? [options.namesWorker] : []),
+    ],
     map(row, { operationId, path, pii }) {
-      const out: Record<string, unknown> = {};
+      const out: Record<string | symbol, unknown> = {};
+      const worker = options.namesWorker ? row[options.namesWorker] : undefined;
+      if (typeof worker === 'string') out[NAMED_WORKER] = worker;
       for (const [name, field] of entries) {
         const value = row[field.column];
         if (field.kind === 'text' && field.pii && !pii) continue;

@@ -156,14 +156,18 @@ export const ExpenseRecord = defineRecord({
   updatedAt,
 });
 
-export const ApprovalStatusRecord = defineRecord({
-  id,
-  approvalInstanceRef: { kind: 'string', column: 'approval_instance_ref' },
-  subjectType: oneOf('subject_type', ['timesheet', 'expense']),
-  subjectRef: { kind: 'string', column: 'subject_ref' },
-  step: { kind: 'int', column: 'step' },
-  state: oneOf('state', APPROVAL_STATES),
-  decidedAt: timestamp('decided_at', true),
-  createdAt,
-  updatedAt,
-});
+export const ApprovalStatusRecord = defineRecord(
+  {
+    id,
+    approvalInstanceRef: { kind: 'string', column: 'approval_instance_ref' },
+    subjectType: oneOf('subject_type', ['timesheet', 'expense']),
+    subjectRef: { kind: 'string', column: 'subject_ref' },
+    step: { kind: 'int', column: 'step' },
+    state: oneOf('state', APPROVAL_STATES),
+    decidedAt: timestamp('decided_at', true),
+    createdAt,
+    updatedAt,
+  },
+  // Its subject's worker (a timesheet's or an expense's), for the access trail.
+  { namesWorker: 'worker_id' },
+);

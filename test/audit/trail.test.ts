@@ -89,6 +89,35 @@ for (const dialect of DIALECTS)
       assert.equal(notFound.params, null, 'not accepted: no parameters kept');
     });
 
+    it('names the worker of an approval status (its subject’s), served or not', async () => {
+      const list = await get(h.app, '/api/v1/approval-statuses?limit=5', h.tokens.staff);
+      const feed = await get(h.app, '/api/v1/changes?type=approval_status&limit=5', h.tokens.staff);
+      const [listed, fed] = await eventsOf(
+        [list, feed].map((a) => String(a.headers['x-request-id'])),
+      );
+      for (const [event, items] of [
+        [listed, list.body.data.items as { id: string }[]],
+        [fed, (feed.body.data.items as { record: { id: string } }[]).map((i) => i.record)],
+      ] as const) {
+        assert.equal(items.length, 5);
+        // The worker is the trail's alone: the answer does not carry it.
+        assert.ok(items.every((item) => !('workerId' in item)));
+        const workers = await h.all<{ id: string; worker_id: string }>(
+          `SELECT id, worker_id FROM approval_statuses WHERE id IN (${items.map(() => '?').join(', ')})`,
+          ...items.map((i) => i.id),
+        );
+        const workerOf = new Map(workers.map((w) => [w.id, w.worker_id]));
+        assert.deepEqual(
+          event.revealed,
+          items.map((item) => ({
+            type: 'approval_status',
+            id: item.id,
+            worker: workerOf.get(item.id),
+          })),
+        );
+      }
+    });
+
     it('keeps one event per tool call, and for a refused /mcp request', async () => {
       const called = await post(
         h.app,
