@@ -17,6 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { createHash } from 'node:crypto';
 import { canonicalEvent, chainStart, eventHash, workersOf } from '../dist/src/audit/event.js';
 import { auditEvents } from '../dist/src/admin/audit.js';
 import { openStore } from '../dist/src/store/open-store.js';
@@ -113,6 +114,10 @@ function eventOfIndex(n, next, from) {
   return event;
 }
 
+/** A revealed record with its keys in canonical order (id, personalData, type, worker). */
+const sortedRecord = (r) =>
+  Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
 /** Builds the trail of EVENTS events into the side file of a tiny seed; its seconds and size. */
 async function buildTrail() {
   const marker = `${values.db}.trail.json`;
@@ -151,6 +156,14 @@ async function buildTrail() {
         event: json,
         prev: last,
         hash,
+        // The set of records it revealed, as the trail digests it (src/audit/event.ts).
+        revealedSet:
+          event.revealed.length === 0
+            ? null
+            : createHash('sha256')
+                .update(JSON.stringify(event.revealed.map(sortedRecord)))
+                .digest('base64url')
+                .slice(0, 22),
         workers: workersOf(event),
       });
       last = hash;

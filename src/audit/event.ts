@@ -41,16 +41,56 @@ export interface AuditEvent {
 /** A user agent is kept to this many characters: it is the client's own text. */
 const MAX_USER_AGENT = 200;
 
-/** The event of an answered request: what it carried, by the operation's own account. */
-export function eventOf(request: AnsweredRequest): AuditEvent {
+/**
+ * What an answer revealed, with the id of its set of records (a digest of their canonical JSON,
+ * 128 bits, base64url; null for none): the same for every answer that carried the same records.
+ */
+export interface Revealed {
+  revelation: Revelation;
+  set: string | null;
+  /** The records' canonical JSON (what the event's JSON holds as `revealed`). */
+  json: string;
+  /** The workers they name ("who saw this worker"). */
+  workers: string[];
+}
+
+const NOTHING: Revealed = { revelation: { records: [] }, set: null, json: '[]', workers: [] };
+
+/**
+ * What answers revealed, by their data: a cached answer is the same object each time it is sent
+ * again (and the same input with it), so its records are read and digested once.
+ */
+const revealedByData = new WeakMap<object, Revealed>();
+
+function revealedOf(request: AnsweredRequest): Revealed {
+  const { operation, seen } = request;
+  if (!operation?.reveals || seen.data === undefined || request.code !== null) return NOTHING;
+  const data = seen.data;
+  const known = typeof data === 'object' && data !== null ? revealedByData.get(data) : undefined;
+  if (known) return known;
+  const revelation = operation.reveals(seen.input as never, data as never);
+  const json = canonicalJson(revelation.records);
+  const revealed: Revealed = {
+    revelation,
+    set: revelation.records.length === 0 ? null : hash('sha256', json, 'base64url').slice(0, 22),
+    json,
+    workers: workersIn(revelation.records),
+  };
+  if (typeof data === 'object' && data !== null) revealedByData.set(data, revealed);
+  return revealed;
+}
+
+/**
+ * The event of an answered request (what it carried, by the operation's own account), and what it
+ * revealed: its set, the records' canonical JSON, the workers they name.
+ */
+export function eventOf(request: AnsweredRequest): { event: AuditEvent; revealed: Revealed } {
   const { principal, operation, seen } = request;
   const accepted = seen.input !== undefined && typeof seen.input === 'object' && seen.input;
   const params = accepted ? { ...(seen.input as Record<string, unknown>) } : null;
   if (params) delete params.cursor;
-  const revelation: Revelation =
-    operation?.reveals && seen.data !== undefined && request.code === null
-      ? operation.reveals(seen.input as never, seen.data as never)
-      : { records: [] };
+  const revealed = revealedOf(request);
+  const { revelation } = revealed;
   const event: AuditEvent = {
     at: request.at,
     requestId: request.requestId,
@@ -81,13 +121,17 @@ export function eventOf(request: AnsweredRequest): AuditEvent {
     revealed: revelation.records,
   };
   if (revelation.report) event.report = revelation.report;
-  return event;
+  return { event, revealed };
 }
 
 /** The workers an event revealed, itself or through a record naming it ("who saw this worker"). */
 export function workersOf(event: AuditEvent): string[] {
-  return [...new Set(event.revealed.flatMap((r) => (r.worker === undefined ? [] : [r.worker])))];
+  return workersIn(event.revealed);
 }
+
+const workersIn = (records: readonly RevealedRecord[]): string[] => [
+  ...new Set(records.flatMap((r) => (r.worker === undefined ? [] : [r.worker]))),
+];
 
 /** What a chain's first event follows: the chain's own start, before any event. */
 export const chainStart = (chainId: string): string => `start:${chainId}`;
@@ -143,6 +187,26 @@ const UNSORTABLE = Symbol('unsortable');
  * `__proto__` key goes through `canonicalize` itself. test/audit/canonical-event.test.ts holds the two equal.
  */
 export function canonicalEvent(event: AuditEvent): string {
-  const sorted = sortedCopy(event);
-  return sorted === UNSORTABLE ? (canonicalize(event) as string) : JSON.stringify(sorted);
+  return canonicalJson(event);
+}
+
+/**
+ * The same bytes, with the canonical JSON of its `revealed` known (a cached answer's, made once):
+ * the members before `revealed` in RFC 8785's order and those after it, each made canonical, around
+ * it. Equal to canonicalEvent(event) (test/audit/canonical-event.test.ts).
+ */
+export function canonicalEventWith(event: AuditEvent, revealedJson: string): string {
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(event))
+    if (key !== 'revealed') (key < 'revealed' ? before : after)[key] = value;
+  const parts = [canonicalJson(before).slice(1, -1), `"revealed":${revealedJson}`];
+  const tail = canonicalJson(after).slice(1, -1);
+  if (tail !== '') parts.push(tail);
+  return `{${parts.filter((part) => part !== '').join(',')}}`;
+}
+
+function canonicalJson(value: unknown): string {
+  const sorted = sortedCopy(value);
+  return sorted === UNSORTABLE ? (canonicalize(value) as string) : JSON.stringify(sorted);
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AnsweredRequest, AnswerSink } from '../operations/answered.js';
 import type { AuditRecords, NewAuditEvent } from '../store/sql/audit/audit-records.js';
-import { canonicalEvent, chainStart, eventHash, eventOf, workersOf } from './event.js';
+import { canonicalEventWith, chainStart, eventHash, eventOf } from './event.js';
 
 /** How long an event may wait in memory before it is written: a crash loses at most this. */
 export const FLUSH_MS = 250;
@@ -41,8 +41,8 @@ export class AuditTrail implements AnswerSink {
   }
 
   answered(request: AnsweredRequest): void {
-    const event = eventOf(request);
-    const json = canonicalEvent(event);
+    const { event, revealed } = eventOf(request);
+    const json = canonicalEventWith(event, revealed.json);
     const seq = ++this.seq;
     const hash = eventHash(this.last, this.chainId, seq, json);
     this.waiting.push({
@@ -52,10 +52,11 @@ export class AuditTrail implements AnswerSink {
       workspaceId: event.workspace,
       clientId: event.caller?.kind === 'oauth' ? event.caller.clientId : null,
       operation: event.operation,
+      revealedSet: revealed.set,
       event: json,
       prev: this.last,
       hash,
-      workers: event.workspace === null ? [] : workersOf(event),
+      workers: event.workspace === null ? [] : revealed.workers,
     });
     this.last = hash;
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);

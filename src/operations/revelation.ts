@@ -1,4 +1,4 @@
-import { NAMED_WORKER } from '../records/record.js';
+import { namedWorkerOf } from '../records/record.js';
 import type { FeedType } from '../store/sql/change-log.js';
 
 /**
@@ -23,13 +23,10 @@ export interface Revelation {
 /** The personal fields of SPEC (a worker's `displayName` and `workEmail`, with `read:pii`). */
 const PERSONAL_FIELDS = ['displayName', 'workEmail'];
 
-type Named = { [NAMED_WORKER]?: unknown };
-
 /** A served record as the trail keeps it: type, id, the worker it names, its personal data. */
 export function revealedRecord(type: FeedType, record: Record<string, unknown>): RevealedRecord {
   const revealed: RevealedRecord = { type, id: String(record.id) };
-  const worker =
-    type === 'worker' ? record.id : (record.workerId ?? (record as Named)[NAMED_WORKER]);
+  const worker = type === 'worker' ? record.id : (record.workerId ?? namedWorkerOf(record));
   if (typeof worker === 'string') revealed.worker = worker;
   if (PERSONAL_FIELDS.some((field) => Object.hasOwn(record, field))) revealed.personalData = true;
   return revealed;

@@ -29,10 +29,14 @@ export interface MapOptions {
 
 /**
  * The worker a served record is about where it does not serve a `workerId` (an approval status:
- * its subject's worker), as a symbol-keyed member: never serialized, never validated, read by the
- * access trail (operations/revelation.ts) so that "who saw this worker" finds the record.
+ * its subject's worker), by the record object the map made: nothing on the record itself (never
+ * served, never seen by a client, in process or not), read by the access trail
+ * (operations/revelation.ts) so that "who saw this worker" finds the record.
  */
-export const NAMED_WORKER = Symbol('namedWorker');
+const namedWorkers = new WeakMap<object, string>();
+
+/** The worker `record` (as a RecordType's map made it) is about, where it serves none. */
+export const namedWorkerOf = (record: object): string | undefined => namedWorkers.get(record);
 
 export interface RecordType {
   fields: Fields;
@@ -83,7 +87,7 @@ function toInt(value: unknown): number {
 export function defineRecord(
   fields: Fields,
   options: {
-    /** A column naming the worker the record is about, read but not served (NAMED_WORKER). */
+    /** A column naming the worker the record is about, read but not served (namedWorkerOf). */
     namesWorker?: string;
   } = {},
 ): RecordType {
@@ -104,9 +108,9 @@ export function defineRecord(
       ...(options.namesWorker ? [options.namesWorker] : []),
     ],
     map(row, { operationId, path, pii }) {
-      const out: Record<string | symbol, unknown> = {};
+      const out: Record<string, unknown> = {};
       const worker = options.namesWorker ? row[options.namesWorker] : undefined;
-      if (typeof worker === 'string') out[NAMED_WORKER] = worker;
+      if (typeof worker === 'string') namedWorkers.set(out, worker);
       for (const [name, field] of entries) {
         const value = row[field.column];
         if (field.kind === 'text' && field.pii && !pii) continue;

@@ -16,7 +16,11 @@ import {
   TOMBSTONE_TABLES,
 } from './sql/change-log.js';
 import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
-import { AUDIT_TABLES } from './sql/audit/audit-tables.js';
+import {
+  AUDIT_SET_WORKERS_TABLE,
+  AUDIT_TABLES_12,
+  REVEALS_TO_SETS,
+} from './sql/audit/audit-tables.js';
 import {
   ANSWER_TEXT_DROPPED,
   WEBHOOK_ATTEMPTS_TABLE,
@@ -412,7 +416,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 11: billing entities read invoices through their audience rows (DESIGN §4.16).
   { tables: [], statements: [READ_INVOICES] },
   // 12: the access trail (DESIGN §4.17); on SQLite a file of its own, `<db>-audit`.
-  { tables: AUDIT_TABLES, statements: [], only: 'postgres' },
+  { tables: AUDIT_TABLES_12, statements: [], only: 'postgres' },
+  // 13: the trail's revealed workers by set (written once a day per set, not once per event).
+  { tables: [AUDIT_SET_WORKERS_TABLE], statements: REVEALS_TO_SETS, only: 'postgres' },
 ];
 
 /** Every table of the schema by name. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
-import { canonicalEvent, type AuditEvent } from '../../src/audit/event.js';
+import { canonicalEvent, canonicalEventWith, type AuditEvent } from '../../src/audit/event.js';
 
 const asEvent = (value: unknown) => value as AuditEvent;
 
@@ -36,6 +36,42 @@ describe('the canonical JSON of an event', () => {
     fc.assert(
       fc.property(fc.dictionary(key, fc.dictionary(key, member)), (value) => {
         assert.equal(canonicalEvent(asEvent(value)), canonicalize(value));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('is the same made around its revealed records’ own canonical JSON', () => {
+    const record = fc.record(
+      {
+        type: fc.constantFrom('worker', 'timesheet', 'invoice', 'approval_status'),
+        id: fc.string(),
+        worker: fc.string(),
+        personalData: fc.constant(true as const),
+      },
+      { requiredKeys: ['type', 'id'] },
+    );
+    const event = fc.record(
+      {
+        at: fc.nat(),
+        requestId: fc.string(),
+        workspace: fc.option(fc.string()),
+        caller: fc.option(fc.record({ kind: fc.constant('access_key'), keyId: fc.string() })),
+        role: fc.option(fc.string()),
+        address: fc.option(fc.string()),
+        params: fc.option(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }))),
+        status: fc.integer(),
+        code: fc.option(fc.string()),
+        revealed: fc.array(record, { maxLength: 8 }),
+        report: fc.record({ query: fc.jsonValue({ maxDepth: 2 }), rows: fc.nat() }),
+      },
+      { requiredKeys: ['at', 'requestId', 'status', 'revealed'] },
+    );
+    fc.assert(
+      fc.property(event, (value) => {
+        const made = canonicalEventWith(asEvent(value), canonicalize(value.revealed) as string);
+        assert.equal(made, canonicalize(value));
+        assert.equal(made, canonicalEvent(asEvent(value)));
       }),
       { numRuns: 1000 },
     );

@@ -118,6 +118,7 @@ for (const dialect of DIALECTS)
         'CREATE INDEX time_entries_timesheet ON time_entries (timesheet_id, created_at, id)',
         // the access trail (schema version 12, PostgreSQL's)
         'DROP TABLE IF EXISTS audit_reveals',
+        'DROP TABLE IF EXISTS audit_set_workers',
         'DROP TABLE IF EXISTS audit_events',
         'DROP TABLE IF EXISTS audit_chains',
         dialect === 'sqlite'
@@ -186,6 +187,7 @@ for (const dialect of DIALECTS)
         'DROP TABLE period_zones',
         // the access trail (schema version 12, PostgreSQL's)
         'DROP TABLE IF EXISTS audit_reveals',
+        'DROP TABLE IF EXISTS audit_set_workers',
         'DROP TABLE IF EXISTS audit_events',
         'DROP TABLE IF EXISTS audit_chains',
         dialect === 'sqlite'
@@ -239,6 +241,7 @@ for (const dialect of DIALECTS)
         "DELETE FROM audience_changes WHERE type = 'invoice' AND reason IS NULL",
         // the access trail (schema version 12, PostgreSQL's)
         'DROP TABLE IF EXISTS audit_reveals',
+        'DROP TABLE IF EXISTS audit_set_workers',
         'DROP TABLE IF EXISTS audit_events',
         'DROP TABLE IF EXISTS audit_chains',
         dialect === 'sqlite'

@@ -120,7 +120,7 @@ for (const dialect of DIALECTS) {
           : `DELETE FROM schema_version WHERE version >= ${version}`,
       );
       // What later versions made, made again by the migration (PostgreSQL's access trail).
-      for (const table of ['audit_reveals', 'audit_events', 'audit_chains'])
+      for (const table of ['audit_reveals', 'audit_set_workers', 'audit_events', 'audit_chains'])
         await db.store.run(`DROP TABLE IF EXISTS ${table}`);
       const files = await tableFiles(dialect, db.db, ['webhook_attempts']);
       if (dialect === 'postgres')

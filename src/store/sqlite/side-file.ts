@@ -30,13 +30,16 @@ export interface SideFile {
 
 /**
  * Opens the side file (creating it and its tables when missing). `made` runs once, in the
- * transaction that makes the file: what an older version kept elsewhere moves in then.
+ * transaction that makes the file: what an older version kept elsewhere moves in then. A file's
+ * `user_version` is 1 + the upgrades it has had: `upgrades[i]` takes a file of version i + 1 to
+ * the next, before the tables are made (a fresh file is made at the last version at once).
  */
 export function openSideFile(
   databasePath: string,
   suffix: string,
   tables: readonly Table[],
   made: (db: Database.Database) => void = () => {},
+  upgrades: readonly ((db: Database.Database) => void)[] = [],
 ): SideFile {
   const db = new Database(sideFilePath(databasePath, suffix));
   db.pragma('journal_mode = WAL');
@@ -45,16 +48,16 @@ export function openSideFile(
   // What is removed (a revoked grant, an erased worker's sign-in) is overwritten, as in the database.
   db.pragma('secure_delete = ON');
   db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > 0) for (const upgrade of upgrades.slice(version - 1)) upgrade(db);
     db.exec(
       tables
         .flatMap((table) => [createTableSql(sqliteDialect, table), ...createIndexSql(table)])
         .map((statement) => statement.replace(/^CREATE (TABLE|INDEX) /, 'CREATE $1 IF NOT EXISTS '))
         .join(';\n'),
     );
-    if (db.pragma('user_version', { simple: true }) === 0) {
-      made(db);
-      db.pragma('user_version = 1');
-    }
+    if (version === 0) made(db);
+    db.pragma(`user_version = ${1 + upgrades.length}`);
   })();
   const statements = new Map<string, Database.Statement>();
   const prepare = (sql: string) => {

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StoreBusyError } from '../../errors.js';
-import { insertSql, migrationSql } from '../dialect.js';
+import { createTableSql, insertSql, migrationSql } from '../dialect.js';
 import type { VersionedWrite } from '../load/load.js';
 import type { WriteSession } from '../load/write-session.js';
 import { MIGRATIONS } from '../schema.js';
@@ -13,7 +13,11 @@ import type { FactSnapshot, PoolState, Row } from '../store.js';
 import { ReportPool, REPORT_WORKERS } from './report-pool.js';
 import { openOAuthFile } from './oauth-file.js';
 import { openSideFile, type SideFile } from './side-file.js';
-import { AUDIT_TABLES } from '../sql/audit/audit-tables.js';
+import {
+  AUDIT_SET_WORKERS_TABLE,
+  AUDIT_TABLES,
+  REVEALS_TO_SETS,
+} from '../sql/audit/audit-tables.js';
 import type { AuditSql } from '../sql/audit/audit-records.js';
 import type { OAuthSql } from '../sql/oauth-records.js';
 
@@ -102,7 +106,13 @@ export class SqliteStore extends SqlStore {
 
   /** The access trail, in its own file (`<db>-audit`, side-file.ts: never behind an import). */
   protected override auditSql(): AuditSql {
-    return (this.auditFile ??= openSideFile(this.path, '-audit', AUDIT_TABLES));
+    return (this.auditFile ??= openSideFile(this.path, '-audit', AUDIT_TABLES, undefined, [
+      // 1 to 2: the workers of each event's reveals become sets (audit-tables.ts).
+      (db) => {
+        db.exec(createTableSql(sqliteDialect, AUDIT_SET_WORKERS_TABLE));
+        for (const statement of REVEALS_TO_SETS) db.exec(statement);
+      },
+    ]));
   }
 
   /**

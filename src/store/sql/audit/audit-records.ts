@@ -1,6 +1,11 @@
 import { insertSql } from '../../dialect.js';
 import { columnNames } from '../../table.js';
-import { AUDIT_CHAINS_TABLE, AUDIT_EVENTS_TABLE, AUDIT_REVEALS_TABLE } from './audit-tables.js';
+import {
+  AUDIT_CHAINS_TABLE,
+  AUDIT_EVENTS_TABLE,
+  AUDIT_SET_WORKERS_TABLE,
+  MS_PER_DAY,
+} from './audit-tables.js';
 
 /** A row as the store's primitives give it (store.ts imports this part: no import back). */
 type Row = Record<string, unknown>;
@@ -19,8 +24,12 @@ export interface StoredAuditEvent {
   hash: string;
 }
 
-/** An event to append: as stored, and the workers it revealed (for "who saw this worker"). */
+/**
+ * An event to append: as stored, the set of records it revealed (a digest of them, null when it
+ * revealed none) and the workers they name (for "who saw this worker").
+ */
 export interface NewAuditEvent extends StoredAuditEvent {
+  revealedSet: string | null;
   workers: readonly string[];
 }
 
@@ -51,7 +60,10 @@ export interface AuditQuery {
 /** The access trail's store part (DESIGN §4.17), both stores. */
 export interface AuditRecords {
   startAuditChain(chain: AuditChain): Promise<void>;
-  /** Appends events of one chain, in order; their reveals first, so none is ever without them. */
+  /**
+   * Appends events of one chain, in order; the workers of their sets first (once a day per set
+   * and workspace), so no event is ever without them.
+   */
   appendAuditEvents(events: readonly NewAuditEvent[]): Promise<void>;
   auditChains(): Promise<AuditChain[]>;
   /** A chain's events after `afterSeq`, in order, at most `limit`. */
@@ -72,9 +84,13 @@ export interface AuditSql {
 
 /** Rows a statement inserts at most: well under SQLite's and PostgreSQL's parameter limits. */
 const ROWS_PER_INSERT = 500;
+/** Sets whose workers this process wrote, remembered (then forgotten all at once) up to this many. */
+const KNOWN_SETS = 100_000;
+/** A set's workers, once per (workspace, day, set): repeats of the same answer write nothing. */
+const SET_KEY = ['workspace_id', 'worker_id', 'day', 'set_id'];
 
 const EVENT_COLUMNS = columnNames(AUDIT_EVENTS_TABLE);
-const REVEAL_COLUMNS = columnNames(AUDIT_REVEALS_TABLE);
+const SET_WORKER_COLUMNS = columnNames(AUDIT_SET_WORKERS_TABLE);
 
 const toEvent = (row: Row): StoredAuditEvent => ({
   chainId: String(row.chain_id),
@@ -93,24 +109,35 @@ async function insertChunked(
   table: string,
   columns: readonly string[],
   rows: readonly unknown[][],
+  ignoreKey?: readonly string[],
 ): Promise<void> {
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
     const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-    await sql.run(insertSql(table, columns, chunk.length), chunk.flat());
+    await sql.run(insertSql(table, columns, chunk.length, ignoreKey, 'ignore'), chunk.flat());
   }
 }
 
-/** The filters of a query as SQL over `e` (audit_events), and `r` (audit_reveals) for a worker. */
+/** The filters of a query as SQL over `e` (audit_events), and `s` (audit_set_workers) for a worker. */
 function whereOf(query: AuditQuery): { from: string; where: string[]; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   let from = 'audit_events e';
-  let at = 'e.at';
+  const at = 'e.at';
   if (query.workerId !== undefined) {
-    from = 'audit_reveals r JOIN audit_events e ON e.chain_id = r.chain_id AND e.seq = r.seq';
-    where.push('r.workspace_id = ?', 'r.worker_id = ?');
+    // The sets naming the worker, each day's, then the events of that day that revealed the set.
+    from = `audit_set_workers s JOIN audit_events e ON e.revealed_set = s.set_id
+      AND e.at >= CAST(s.day AS BIGINT) * ${MS_PER_DAY} AND e.at < CAST(s.day + 1 AS BIGINT) * ${MS_PER_DAY}
+      AND e.workspace_id = s.workspace_id`;
+    where.push('s.workspace_id = ?', 's.worker_id = ?');
     params.push(query.workspaceId ?? '', query.workerId);
-    at = 'r.at';
+    if (query.since !== undefined) {
+      where.push('s.day >= ?');
+      params.push(Math.floor(query.since / MS_PER_DAY));
+    }
+    if (query.until !== undefined) {
+      where.push('s.day <= ?');
+      params.push(Math.floor(query.until / MS_PER_DAY));
+    }
   } else if (query.workspaceId !== undefined) {
     where.push('e.workspace_id = ?');
     params.push(query.workspaceId);
@@ -132,6 +159,7 @@ function whereOf(query: AuditQuery): { from: string; where: string[]; params: un
 }
 
 export function auditRecords(sql: AuditSql): AuditRecords {
+  const knownSets = new Set<string>();
   return {
     async startAuditChain(chain) {
       await sql.run(insertSql(AUDIT_CHAINS_TABLE.name, columnNames(AUDIT_CHAINS_TABLE), 1), [
@@ -142,18 +170,32 @@ export function auditRecords(sql: AuditSql): AuditRecords {
       ]);
     },
     async appendAuditEvents(events) {
-      const reveals = events.flatMap((e) =>
-        e.workspaceId === null
-          ? []
-          : [...new Set(e.workers)].map((worker) => [
-              e.workspaceId,
-              worker,
-              e.at,
-              e.chainId,
-              e.seq,
-            ]),
-      );
-      await insertChunked(sql, AUDIT_REVEALS_TABLE.name, REVEAL_COLUMNS, reveals);
+      const setWorkers: unknown[][] = [];
+      const written: string[] = [];
+      for (const e of events) {
+        if (e.workspaceId === null || e.revealedSet === null || e.workers.length === 0) continue;
+        const day = Math.floor(e.at / MS_PER_DAY);
+        const key = `${e.workspaceId} ${day} ${e.revealedSet}`;
+        if (knownSets.has(key)) continue;
+        knownSets.add(key);
+        written.push(key);
+        for (const worker of new Set(e.workers))
+          setWorkers.push([e.workspaceId, worker, day, e.revealedSet]);
+      }
+      try {
+        await insertChunked(
+          sql,
+          AUDIT_SET_WORKERS_TABLE.name,
+          SET_WORKER_COLUMNS,
+          setWorkers,
+          SET_KEY,
+        );
+      } catch (error) {
+        // Not written: written again with the batch, when it is tried again.
+        for (const key of written) knownSets.delete(key);
+        throw error;
+      }
+      if (knownSets.size > KNOWN_SETS) knownSets.clear();
       await insertChunked(
         sql,
         AUDIT_EVENTS_TABLE.name,
@@ -165,6 +207,7 @@ export function auditRecords(sql: AuditSql): AuditRecords {
           e.workspaceId,
           e.clientId,
           e.operation,
+          e.revealedSet,
           e.event,
           e.prev,
           e.hash,
@@ -189,10 +232,9 @@ export function auditRecords(sql: AuditSql): AuditRecords {
     },
     async listAuditEvents(query) {
       const { from, where, params } = whereOf(query);
-      const at = query.workerId !== undefined ? 'r.at' : 'e.at';
       const rows = await sql.all(
         `SELECT e.* FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-          ORDER BY ${at} DESC, e.chain_id DESC, e.seq DESC LIMIT ?`,
+          ORDER BY e.at DESC, e.chain_id DESC, e.seq DESC LIMIT ?`,
         [...params, query.limit],
       );
       return rows.map(toEvent);
@@ -217,10 +259,6 @@ export function auditRecords(sql: AuditSql): AuditRecords {
         const firstSeq = kept ? Number(kept.seq) : Number(last.seq) + 1;
         if (firstSeq <= chain.firstSeq) continue;
         const anchor = kept ? String(kept.prev) : String(last.hash);
-        await sql.run('DELETE FROM audit_reveals WHERE chain_id = ? AND seq < ?', [
-          chain.chainId,
-          firstSeq,
-        ]);
         removed += await sql.run('DELETE FROM audit_events WHERE chain_id = ? AND seq < ?', [
           chain.chainId,
           firstSeq,
@@ -231,6 +269,10 @@ export function auditRecords(sql: AuditSql): AuditRecords {
           chain.chainId,
         ]);
       }
+      // The sets of days before `before`'s own: no event kept can name them.
+      await sql.run('DELETE FROM audit_set_workers WHERE day < ?', [
+        Math.floor(before / MS_PER_DAY),
+      ]);
       return removed;
     },
   };
