@@ -47,7 +47,12 @@ values.db ??= benchDb(values.scale);
 
 /** One timed run against one server: rps, latency, and the server's CPU time per request. */
 const load = (base, pid, workload) =>
-  timedLoad(base, workload, { seconds: SECONDS, connections: CONNECTIONS, pid });
+  timedLoad(base, workload, {
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    pid,
+    countFailures: true,
+  });
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -140,6 +145,8 @@ async function main() {
           for (const s of order) runs[s.trail].push(await load(s.base, s.child.pid, w));
         }
         const figure = (side) => ({
+          // Answers not 2xx (an uncached report past the report queue's bound), all rounds.
+          failed: runs[side].reduce((sum, x) => sum + x.failed, 0),
           rps: round(median(runs[side].map((x) => x.rps))),
           p99Ms: median(runs[side].map((x) => x.p99Ms)),
           cpuUsPerRequest: round(median(runs[side].map((x) => x.cpuUs))),
@@ -201,6 +208,7 @@ export function printAuditTrailTable({ results, eventsWritten }) {
       'on CPU µs': r.on.cpuUsPerRequest,
       'off CPU µs': r.off.cpuUsPerRequest,
       'CPU on ÷ off': r.cpuRatio,
+      'failed on/off': `${r.on.failed}/${r.off.failed}`,
     })),
   );
   console.log(`events the trail-on servers wrote: ${eventsWritten}`);

@@ -102,13 +102,14 @@ export const round = (x, digits = 1) => Number(x.toFixed(digits));
 
 /**
  * One autocannon run of `seconds` with `connections` against `base`: `pick` gives each
- * request's path (rotating over sample ids); any answer not 2xx, error or timeout throws. With
- * `pid`, the server's CPU time per request too (cpuMicros).
+ * request's path (rotating over sample ids); any answer not 2xx, error or timeout throws (or,
+ * with `countFailures`, is counted in `failed`). With `pid`, the server's CPU time per request
+ * too (cpuMicros).
  */
 export async function timedLoad(
   base,
   { method = 'GET', path, pick, body, headers = {} },
-  { seconds, connections, pid },
+  { seconds, connections, pid, countFailures = false },
 ) {
   let i = 0;
   const cpuFrom = pid === undefined ? 0 : cpuMicros(pid);
@@ -134,9 +135,10 @@ export async function timedLoad(
     ],
   });
   const bad = result.non2xx + result.errors + result.timeouts;
-  if (bad > 0)
+  if (bad > 0 && !countFailures)
     throw new Error(`${method} ${path}: ${bad} failed of ${result.requests.total} requests`);
   return {
+    ...(countFailures ? { failed: bad } : {}),
     rps: round(result.requests.average),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,

@@ -6,6 +6,8 @@ import { sqliteDialect } from './sqlite-dialect.js';
 
 /** How long a write to a side file may wait for another server's write (ms). */
 const BUSY_MS = 1000;
+/** How long opening it may wait for another process making or upgrading it (ms). */
+const OPEN_BUSY_MS = 120_000;
 
 /**
  * A file of its own beside a SQLite database (`<db><suffix>`, with its own WAL), for what servers
@@ -44,7 +46,9 @@ export function openSideFile(
   const db = new Database(sideFilePath(databasePath, suffix));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma(`busy_timeout = ${BUSY_MS}`);
+  // Making or upgrading the file (another process may be doing it: it holds the lock meanwhile)
+  // may wait longer than a write does.
+  db.pragma(`busy_timeout = ${OPEN_BUSY_MS}`);
   // What is removed (a revoked grant, an erased worker's sign-in) is overwritten, as in the database.
   db.pragma('secure_delete = ON');
   db.transaction(() => {
@@ -58,7 +62,8 @@ export function openSideFile(
     );
     if (version === 0) made(db);
     db.pragma(`user_version = ${1 + upgrades.length}`);
-  })();
+  }).immediate();
+  db.pragma(`busy_timeout = ${BUSY_MS}`);
   const statements = new Map<string, Database.Statement>();
   const prepare = (sql: string) => {
     let statement = statements.get(sql);
