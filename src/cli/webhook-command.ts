@@ -8,6 +8,10 @@ import {
 import { DB_FLAG, integerOf, openDb, required, requiredId, TOKEN_FLAG, tokenOf } from './args.js';
 import { defineCommand } from './command.js';
 
+/** The text output's header rows: what each tab-separated column is (--json has the names). */
+const LIST_HEADER = ['id', 'state', 'workspace', 'url'];
+const DELIVERIES_HEADER = ['at', 'outcome', 'status', 'answer_bytes', 'ms', 'message_id', 'error'];
+
 /** The webhook commands (DESIGN §4.14; admin/webhooks.ts). */
 export const webhookCreateCommand = defineCommand({
   name: 'webhook create',
@@ -64,9 +68,11 @@ export const webhookListCommand = defineCommand({
     try {
       const webhooks = await listWebhooks(store, new Date());
       if (values.json) process.stdout.write(`${JSON.stringify(webhooks)}\n`);
-      else
+      else {
+        process.stdout.write(`${LIST_HEADER.join('\t')}\n`);
         for (const w of webhooks)
           process.stdout.write(`${w.id}\t${w.state}\t${w.workspace}\t${w.url}\n`);
+      }
     } finally {
       await store.close();
     }
@@ -127,11 +133,13 @@ export const webhookDeliveriesCommand = defineCommand({
     try {
       const attempts = await webhookDeliveries(store, id, limit);
       if (values.json) process.stdout.write(`${JSON.stringify(attempts)}\n`);
-      else
+      else {
+        process.stdout.write(`${DELIVERIES_HEADER.join('\t')}\n`);
         for (const a of attempts)
           process.stdout.write(
             `${a.at}\t${a.outcome}\t${a.status ?? '-'}\t${a.answerBytes ?? '-'}\t${a.ms}\t${a.messageId}\t${a.error ?? ''}\n`,
           );
+      }
     } finally {
       await store.close();
     }

@@ -181,7 +181,10 @@ for (const dialect of DIALECTS) {
       );
       assert.ok(!JSON.stringify(list()).includes(secret.slice(6)), 'the secret is not listed');
       const plain = runCli(['webhook', 'list', '--db', db.db]);
-      assert.equal(plain.stdout, `${id}\tactive\t${WS}\thttp://127.0.0.1:9/hook\n`);
+      assert.equal(
+        plain.stdout,
+        `id\tstate\tworkspace\turl\n${id}\tactive\t${WS}\thttp://127.0.0.1:9/hook\n`,
+      );
 
       for (const [action, state] of [
         ['disable', 'disabled'],
@@ -299,7 +302,8 @@ for (const dialect of DIALECTS) {
         outcome: 'delivered',
       });
       const all = runCli(['webhook', 'deliveries', '--db', db.db, '--id', id, '--limit', '100']);
-      const lines = all.stdout.trim().split('\n');
+      const [header, ...lines] = all.stdout.trim().split('\n');
+      assert.equal(header, 'at\toutcome\tstatus\tanswer_bytes\tms\tmessage_id\terror');
       assert.equal(lines.length, 100, 'the newest 100 are kept');
       assert.equal(lines.at(-1), '2026-11-27T10:00:06.000Z\tdelivered\t204\t0\t3\tmsg_2');
       assert.equal(
