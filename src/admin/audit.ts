@@ -3,7 +3,7 @@ import { verifyTrail, type Verification } from '../audit/verify.js';
 import type { AuditQuery, AuditTrailStore } from '../store/store.js';
 
 /** Events read at a time from the store while a listing goes on. */
-const PAGE = 1000;
+const PAGE = 10_000;
 
 /** A stored event as the commands print it: the event, its chain and place, and its hash. */
 export interface ListedEvent extends AuditEvent {
