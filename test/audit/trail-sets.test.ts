@@ -87,6 +87,55 @@ for (const dialect of DIALECTS)
       assert.equal(await count('SELECT COUNT(*) AS n FROM audit_set_workers'), 0);
       assert.equal(await count('SELECT COUNT(*) AS n FROM audit_events'), 0);
     });
+
+    it("pages a worker's events over several days newest first, each once", async () => {
+      // Two chains' events over four days, some at the same instant, the worker in sets that
+      // repeat across days (a page read again tomorrow) and in sets of their own.
+      const records = h.store.auditTrail();
+      const worker = 'wkr_paged';
+      const start = (Math.floor(Date.now() / DAY) - 3) * DAY;
+      const written: { chainId: string; seq: number; at: number }[] = [];
+      for (const chainId of ['chain_paged_a', 'chain_paged_b']) {
+        await records.startAuditChain({ chainId, startedAt: start, anchor: 'x', firstSeq: 1 });
+        const events = Array.from({ length: 14 }, (_, i) => {
+          const at = start + Math.floor(i / 4) * DAY + (i % 4 === 3 ? 500 : (i % 4) * 1000);
+          const seq = i + 1;
+          written.push({ chainId, seq, at });
+          return {
+            chainId,
+            seq,
+            at,
+            workspaceId: WS,
+            clientId: null,
+            operation: 'list_workers',
+            revealedSet: i % 3 === 0 ? `set_paged_${chainId}_${i}` : 'set_paged_shared',
+            event: JSON.stringify({ seq }),
+            prev: 'x',
+            hash: `${chainId}${seq}`,
+            workers: [worker, 'wkr_paged_other'],
+          };
+        });
+        await records.appendAuditEvents(events);
+      }
+      const newestFirst = written
+        .sort((a, b) => b.at - a.at || (b.chainId < a.chainId ? -1 : 1) || b.seq - a.seq)
+        .map((e) => `${e.chainId}:${e.seq}`);
+      const paged: string[] = [];
+      let before: readonly [number, string, number] | undefined;
+      for (;;) {
+        const page = await records.listAuditEvents({
+          workspaceId: WS,
+          workerId: worker,
+          before,
+          limit: 3,
+        });
+        paged.push(...page.map((e) => `${e.chainId}:${e.seq}`));
+        if (page.length < 3) break;
+        const last = page[page.length - 1];
+        before = [last.at, last.chainId, last.seq];
+      }
+      assert.deepEqual(paged, newestFirst);
+    });
   });
 
 for (const dialect of DIALECTS)

@@ -10,8 +10,10 @@ import { openSideFile, type SideFile } from './side-file.js';
  */
 export function openOAuthFile(databasePath: string, main: Database.Database): SideFile {
   let copied = false;
-  const file = openSideFile(databasePath, '-oauth', [OAUTH_RECORDS_TABLE], (db) => {
-    copied = copyOlderRecords(db, main);
+  const file = openSideFile(databasePath, '-oauth', [OAUTH_RECORDS_TABLE], {
+    made: (db) => {
+      copied = copyOlderRecords(db, main);
+    },
   });
   if (copied) {
     try {

@@ -2,10 +2,13 @@ import Database from 'better-sqlite3';
 import { createIndexSql, createTableSql } from '../dialect.js';
 import type { Row } from '../store.js';
 import type { Table } from '../table.js';
+import { SideFileThread } from './side-file-thread.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 
 /** How long a write to a side file may wait for another server's write (ms). */
 const BUSY_MS = 1000;
+/** How long the writes' own thread may wait for another process's write (ms): the server does not. */
+const THREAD_BUSY_MS = 10_000;
 /** How long opening it may wait for another process making or upgrading it (ms). */
 const OPEN_BUSY_MS = 120_000;
 
@@ -30,20 +33,35 @@ export interface SideFile {
   close(): void;
 }
 
-/**
- * Opens the side file (creating it and its tables when missing). `made` runs once, in the
- * transaction that makes the file: what an older version kept elsewhere moves in then. A file's
- * `user_version` is 1 + the upgrades it has had: `upgrades[i]` takes a file of version i + 1 to
- * the next, before the tables are made (a fresh file is made at the last version at once).
- */
+export interface SideFileOptions {
+  /**
+   * Runs once, in the transaction that makes the file: what an older version kept elsewhere
+   * moves in then.
+   */
+  made?: (db: Database.Database) => void;
+  /**
+   * A file's `user_version` is 1 + the upgrades it has had: `upgrades[i]` takes a file of version
+   * i + 1 to the next, before the tables are made (a fresh file is made at the last version at once).
+   */
+  upgrades?: readonly ((db: Database.Database) => void)[];
+  /**
+   * Writes (`run`) on a thread of their own with its own connection (side-file-thread.ts), for a
+   * file written on every request (the access trail): the server's event loop hands the
+   * statement over and goes on. Reads stay on this connection. Not for an in-memory database,
+   * which one connection alone sees.
+   */
+  writeOnThread?: boolean;
+}
+
+/** Opens the side file, creating it and its tables when missing (SideFileOptions). */
 export function openSideFile(
   databasePath: string,
   suffix: string,
   tables: readonly Table[],
-  made: (db: Database.Database) => void = () => {},
-  upgrades: readonly ((db: Database.Database) => void)[] = [],
+  { made = () => {}, upgrades = [], writeOnThread = false }: SideFileOptions = {},
 ): SideFile {
-  const db = new Database(sideFilePath(databasePath, suffix));
+  const path = sideFilePath(databasePath, suffix);
+  const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   // Making or upgrading the file (another process may be doing it: it holds the lock meanwhile)
@@ -70,14 +88,19 @@ export function openSideFile(
     if (!statement) statements.set(sql, (statement = db.prepare(sql)));
     return statement;
   };
+  const thread =
+    writeOnThread && path !== ':memory:' ? new SideFileThread(path, THREAD_BUSY_MS) : null;
   return {
     get: async (sql, params) => (prepare(sql).get(...params) as Row | undefined) ?? null,
     all: async (sql, params) => prepare(sql).all(...params) as Row[],
-    run: async (sql, params) => prepare(sql).run(...params).changes,
+    run: thread
+      ? (sql, params) => thread.run(sql, params)
+      : async (sql, params) => prepare(sql).run(...params).changes,
     checkpoint: () => {
       db.pragma('wal_checkpoint(TRUNCATE)');
     },
     close: () => {
+      thread?.close();
       if (db.open) db.close();
     },
   };

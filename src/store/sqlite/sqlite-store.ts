@@ -106,13 +106,17 @@ export class SqliteStore extends SqlStore {
 
   /** The access trail, in its own file (`<db>-audit`, side-file.ts: never behind an import). */
   protected override auditSql(): AuditSql {
-    return (this.auditFile ??= openSideFile(this.path, '-audit', AUDIT_TABLES, undefined, [
-      // 1 to 2: the workers of each event's reveals become sets (audit-tables.ts).
-      (db) => {
-        db.exec(createTableSql(sqliteDialect, AUDIT_SET_WORKERS_TABLE));
-        for (const statement of REVEALS_TO_SETS) db.exec(statement);
-      },
-    ]));
+    return (this.auditFile ??= openSideFile(this.path, '-audit', AUDIT_TABLES, {
+      upgrades: [
+        // 1 to 2: the workers of each event's reveals become sets (audit-tables.ts).
+        (db) => {
+          db.exec(createTableSql(sqliteDialect, AUDIT_SET_WORKERS_TABLE));
+          for (const statement of REVEALS_TO_SETS) db.exec(statement);
+        },
+      ],
+      // An event per answered request: written off the event loop.
+      writeOnThread: true,
+    }));
   }
 
   /**

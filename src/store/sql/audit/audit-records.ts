@@ -92,6 +92,8 @@ const SET_KEY = ['workspace_id', 'worker_id', 'day', 'set_id'];
 const EVENT_COLUMNS = columnNames(AUDIT_EVENTS_TABLE);
 const SET_WORKER_COLUMNS = columnNames(AUDIT_SET_WORKERS_TABLE);
 
+const NEWEST_FIRST = 'e.at DESC, e.chain_id DESC, e.seq DESC';
+
 const toEvent = (row: Row): StoredAuditEvent => ({
   chainId: String(row.chain_id),
   seq: Number(row.seq),
@@ -134,9 +136,11 @@ function whereOf(query: AuditQuery): { from: string; where: string[]; params: un
       where.push('s.day >= ?');
       params.push(Math.floor(query.since / MS_PER_DAY));
     }
-    if (query.until !== undefined) {
+    // The sets of days after the page's end (or the period's) hold none of its events.
+    const last = Math.min(query.until ?? Infinity, query.before?.[0] ?? Infinity);
+    if (last !== Infinity) {
       where.push('s.day <= ?');
-      params.push(Math.floor(query.until / MS_PER_DAY));
+      params.push(Math.floor(last / MS_PER_DAY));
     }
   } else if (query.workspaceId !== undefined) {
     where.push('e.workspace_id = ?');
@@ -232,9 +236,16 @@ export function auditRecords(sql: AuditSql): AuditRecords {
     },
     async listAuditEvents(query) {
       const { from, where, params } = whereOf(query);
+      const filtered = `FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+      // A worker's events are found through its sets, then ordered: the page is chosen by its
+      // events' places alone (a small sort, however many events the worker has), then only the
+      // page's events are read whole.
       const rows = await sql.all(
-        `SELECT e.* FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-          ORDER BY e.at DESC, e.chain_id DESC, e.seq DESC LIMIT ?`,
+        query.workerId === undefined
+          ? `SELECT e.* ${filtered} ORDER BY ${NEWEST_FIRST} LIMIT ?`
+          : `SELECT e.* FROM audit_events e WHERE (e.chain_id, e.seq) IN
+              (SELECT e.chain_id, e.seq ${filtered} ORDER BY ${NEWEST_FIRST} LIMIT ?)
+            ORDER BY ${NEWEST_FIRST}`,
         [...params, query.limit],
       );
       return rows.map(toEvent);

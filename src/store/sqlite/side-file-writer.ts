@@ -1,0 +1,32 @@
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+
+/**
+ * A side file's writes on a thread of their own (side-file.ts): its own connection runs each
+ * statement the server posts, and the commit's work (the B-trees, the WAL, its checkpoints) is
+ * done here, off the server's event loop. Waiting for another process's write lock is harmless
+ * here, so it waits longer than the server's own connections would.
+ */
+const { path, busyMs } = workerData as { path: string; busyMs: number };
+const db = new Database(path, { fileMustExist: true });
+db.pragma('synchronous = NORMAL');
+db.pragma(`busy_timeout = ${busyMs}`);
+db.pragma('secure_delete = ON');
+const statements = new Map<string, Database.Statement>();
+
+parentPort?.on('message', (message: { id: number; sql: string; params: unknown[] } | 'close') => {
+  if (message === 'close') {
+    db.close();
+    parentPort?.close();
+    return;
+  }
+  const { id, sql, params } = message;
+  try {
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+    parentPort?.postMessage({ id, changes: statement.run(...params).changes });
+  } catch (error) {
+    const { message: text, code } = error as { message: string; code?: string };
+    parentPort?.postMessage({ id, error: text, code });
+  }
+});
