@@ -101,7 +101,11 @@ try {
   const [code] = await once(child, 'exit');
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) throw new Error(`import failed: ${stderr}`);
-  const imported = JSON.parse(stdout).counts.time_entries;
+  // The import's counts per table are what it did with the rows (inserted, updated, …): every
+  // row of the file was read and written, whichever it was.
+  const entries = JSON.parse(stdout).counts.time_entries;
+  const imported = entries.inserted + entries.updated + entries.unchanged;
+  if (imported !== ROWS) throw new Error(`imported ${imported} of ${ROWS} rows: ${stdout}`);
   const peakMb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)[1]) / 1024;
   const factsMs = Number(/columnar report facts written to .* in (\d+) ms/.exec(stderr)?.[1] ?? 0);
   const result = {
