@@ -315,14 +315,30 @@ for (const dialect of DIALECTS) {
         // Now read them all: each connection ends after its first refusal (connection: close).
         for (const socket of sockets) socket.resume();
       }
-      const answers = (await Promise.all(received)).join('');
-      const count = (status: number) => answers.split(`HTTP/1.1 ${status} `).length - 1;
-      // 40 first requests, and of the 280 pipelined behind them those whose answer could go
-      // straight to the system's socket buffers, or 2 at a time (all 320 ran before, and
-      // answered 503 to everyone once the total was passed).
-      const counts = `${count(200)} answered 200, ${count(429)} refused`;
-      assert.ok(count(200) >= 40 && count(200) <= 160, counts);
-      assert.ok(count(429) >= 40, counts);
+      const perConnection = await Promise.all(received);
+      const answers = perConnection.join('');
+      const count = (text: string, status: number) => text.split(`HTTP/1.1 ${status} `).length - 1;
+      // Which of the attacker's requests are answered depends on the machine's speed (how much of
+      // an answer the system's socket buffers took before the next ran), so what is asserted is
+      // what holds at any speed: every connection was answered, each ended at its first refusal
+      // (a 429 is its last answer, never two), the answers built were bounded by the shares (at
+      // most the 40 first and 2 pipelined behind each in flight: all 320 ran before, and answered
+      // 503 to everyone once the total was passed), and the refusals say why.
+      const statuses = perConnection.map((text) =>
+        [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1])),
+      );
+      const counts = `${count(answers, 200)} answered 200, ${count(answers, 429)} refused`;
+      for (const [i, answered] of statuses.entries()) {
+        assert.ok(answered.length >= 1, `connection ${i} answered nothing (${counts})`);
+        assert.ok(
+          answered.every(
+            (status, k) => status === 200 || (status === 429 && k === answered.length - 1),
+          ),
+          `connection ${i}: ${answered.join(', ')} (${counts})`,
+        );
+      }
+      assert.ok(count(answers, 200) <= 160, counts);
+      assert.ok(count(answers, 429) >= 1, counts);
       assert.ok(answers.includes('"code":"rate_limited"'));
       await until(async () => (await connectionsOf(app)) === 0);
       assert.equal((await ask(port, '/api/v1/workers?limit=5', attacker)).status, 200);
