@@ -2,6 +2,8 @@
 // The `vms-read` command. It needs Node.js 24 (package.json `engines`): `npm install` puts that
 // Node.js in node_modules/.bin, where npm scripts and `npx vms-read` find it. An older one is
 // told so here, before any module loads (better-sqlite3 13 crashes Node.js 20 as it loads).
+import module from 'node:module';
+
 const NEEDED_MAJOR = 24;
 const major = Number(process.versions.node.split('.')[0]);
 if (major < NEEDED_MAJOR) {
@@ -12,4 +14,9 @@ if (major < NEEDED_MAJOR) {
   );
   process.exit(1);
 }
+// Node keeps the code it compiled for the modules below (the store, TypeBox, the service: several
+// hundred files) in a cache on disk (os.tmpdir()/node-compile-cache) and reuses it: a command's
+// start costs about a tenth less CPU after its first run (0.66 -> 0.56 s user for --version on a
+// 2-core machine). NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+module.enableCompileCache?.();
 await import('./dispatch.js');

@@ -1,4 +1,5 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { duckdb } from './duckdb-module.js';
 import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { createTableSql } from '../dialect.js';
@@ -115,7 +116,9 @@ async function writeCopy(
   settings: DuckdbSettings,
 ): Promise<Record<string, number>> {
   const rows: Record<string, number> = {};
-  const instance = await DuckDBInstance.create(path, duckdbConfig(settings, 'build'));
+  const instance = await (
+    await duckdb()
+  ).DuckDBInstance.create(path, duckdbConfig(settings, 'build'));
   try {
     const connection = await utcConnection(instance);
     for (const copy of COLUMNAR_TABLES) {

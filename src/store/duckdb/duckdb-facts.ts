@@ -1,4 +1,5 @@
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+import { duckdb } from './duckdb-module.js';
 import { ReportEngineFailedError, ReportTimeoutError } from '../../errors.js';
 import { stampOf, type DataVersion, type ReportEngine, type Row } from '../store.js';
 import { COLUMNAR_TABLES } from './columnar-tables.js';
@@ -128,7 +129,9 @@ export class DuckdbFacts {
     connections: number,
     settings: DuckdbSettings & { log?: (message: string) => void } = {},
   ): Promise<DuckdbFacts> {
-    const instance = await DuckDBInstance.create(path, duckdbConfig(settings, 'serve'));
+    const instance = await (
+      await duckdb()
+    ).DuckDBInstance.create(path, duckdbConfig(settings, 'serve'));
     try {
       const pool = await Promise.all(
         Array.from({ length: connections }, () => utcConnection(instance)),
