@@ -20,6 +20,8 @@ const FORMAT_FLAG = {
   value: 'F',
   help: 'ocsf: OCSF API Activity events (class 6003), one a line, for a SIEM',
 } as const;
+/** Characters of output written at once. */
+const CHUNK = 256 * 1024;
 const JSON_FLAG = { type: 'boolean', help: 'one event a line, as JSON' } as const;
 
 /** An OAuth caller's app: its id, with the name it registered quoted (the client's own text). */
@@ -58,6 +60,15 @@ async function printEvents(
   if (values.format !== undefined && values.format !== 'ocsf')
     throw new UsageError('--format must be ocsf');
   const store = await openDb(db, config);
+  // Lines are written a chunk at a time: a write per event was an eighth of `audit worker`'s time.
+  let chunk: string[] = [];
+  let size = 0;
+  const write = async () => {
+    if (!process.stdout.write(chunk.join('')))
+      await new Promise((resolve) => process.stdout.once('drain', resolve));
+    chunk = [];
+    size = 0;
+  };
   try {
     for await (const event of auditEvents(store, query)) {
       const text =
@@ -66,9 +77,11 @@ async function printEvents(
           : values.json
             ? JSON.stringify(event)
             : line(event);
-      if (!process.stdout.write(`${text}\n`))
-        await new Promise((resolve) => process.stdout.once('drain', resolve));
+      chunk.push(text, '\n');
+      size += text.length + 1;
+      if (size >= CHUNK) await write();
     }
+    if (size > 0) await write();
   } finally {
     await store.close();
   }

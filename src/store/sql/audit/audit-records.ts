@@ -92,6 +92,8 @@ const SET_KEY = ['workspace_id', 'worker_id', 'day', 'set_id'];
 const EVENT_COLUMNS = columnNames(AUDIT_EVENTS_TABLE);
 const SET_WORKER_COLUMNS = columnNames(AUDIT_SET_WORKERS_TABLE);
 
+/** A worker's page of at most this many events is chosen by places before it is read. */
+const CHOSEN_FIRST = 1000;
 const NEWEST_FIRST = 'e.at DESC, e.chain_id DESC, e.seq DESC';
 
 const toEvent = (row: Row): StoredAuditEvent => ({
@@ -237,11 +239,12 @@ export function auditRecords(sql: AuditSql): AuditRecords {
     async listAuditEvents(query) {
       const { from, where, params } = whereOf(query);
       const filtered = `FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
-      // A worker's events are found through its sets, then ordered: the page is chosen by its
-      // events' places alone (a small sort, however many events the worker has), then only the
-      // page's events are read whole.
+      // A worker's events are found through its sets, then ordered. A page of a few (the API's)
+      // is chosen by its events' places alone, then only its events are read whole; a page of
+      // thousands (the CLI's) is read in one pass: 50 of the busiest worker's 12,587 events over
+      // 10 million in 137 ms (163 in one pass), 10,000 in 191-257 ms (248-367 chosen first).
       const rows = await sql.all(
-        query.workerId === undefined
+        query.workerId === undefined || query.limit > CHOSEN_FIRST
           ? `SELECT e.* ${filtered} ORDER BY ${NEWEST_FIRST} LIMIT ?`
           : `SELECT e.* FROM audit_events e WHERE (e.chain_id, e.seq) IN
               (SELECT e.chain_id, e.seq ${filtered} ORDER BY ${NEWEST_FIRST} LIMIT ?)
