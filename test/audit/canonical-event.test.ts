@@ -64,6 +64,11 @@ describe('the canonical JSON of an event', () => {
         code: fc.option(fc.string()),
         revealed: fc.array(record, { maxLength: 8 }),
         report: fc.record({ query: fc.jsonValue({ maxDepth: 2 }), rows: fc.nat() }),
+        userAgent: fc.option(fc.string()),
+        transport: fc.constantFrom('rest', 'mcp'),
+        // Members an event does not have: written the general way, in their place.
+        extra: fc.jsonValue({ maxDepth: 1 }),
+        aardvark: fc.string(),
       },
       { requiredKeys: ['at', 'requestId', 'status', 'revealed'] },
     );
