@@ -3,19 +3,9 @@ import { isPlainId, PLAIN_ID_SHAPE } from '../records/plain-values.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 
-/**
- * A usage mistake (an unknown command or flag, a missing or bad value): printed as one line
- * followed by `usage`, the help of the command it was made in (the dispatcher fills it in), on
- * stderr with exit code 2.
- */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    public usage?: string,
-  ) {
-    super(message);
-  }
-}
+import { UsageError } from './args-error.js';
+
+export { UsageError };
 
 /** `--db`, the same for every command that reads or writes a database. */
 export const DB_FLAG = {

@@ -3,6 +3,7 @@ import { toOcsf } from '../audit/ocsf.js';
 import type { AuditQuery } from '../store/store.js';
 import { DB_FLAG, openDb, requiredId, UsageError } from './args.js';
 import { defineCommand } from './command.js';
+import { SUMMARIES } from './summaries.js';
 
 /** An instant given as an ISO date or date-time: its ms. */
 function instantOf(value: string | undefined, flag: string): number | undefined {
@@ -91,7 +92,7 @@ export const auditListCommand = defineCommand({
   name: 'audit list',
   synopsis:
     '--db D [--workspace W] [--since ISO] [--until ISO] [--worker ID] [--client ID] [--operation OP] [--json] [--format ocsf]',
-  summary: 'list the access trail, newest first',
+  summary: SUMMARIES['audit list'],
   description:
     'Lists what was read, newest first: an event per answered request of the API and\n' +
     'of MCP (DESIGN §4.17), with its caller, app, address, operation, status and the\n' +
@@ -132,7 +133,7 @@ export const auditListCommand = defineCommand({
 export const auditWorkerCommand = defineCommand({
   name: 'audit worker',
   synopsis: '--db D --workspace W --worker ID [--json] [--format ocsf]',
-  summary: 'who saw a worker: the events that revealed it, newest first',
+  summary: SUMMARIES['audit worker'],
   description:
     "Answers a person's access request (GDPR art. 15): every event that revealed worker\n" +
     'ID or a record naming it (its timesheets, assignments, expenses), newest first,\n' +
@@ -155,7 +156,7 @@ export const auditWorkerCommand = defineCommand({
 export const auditVerifyCommand = defineCommand({
   name: 'audit verify',
   synopsis: '--db D',
-  summary: 'check that no event of the access trail was changed, removed or inserted',
+  summary: SUMMARIES['audit verify'],
   description:
     'Walks every chain of the trail (one per server process) from its anchor: each\n' +
     "event's hash must be that of its content and the hash before it. Prints JSON\n" +

@@ -1,6 +1,7 @@
 import { setMetricEnabled } from '../admin/catalog.js';
 import { DB_FLAG, openDb, requiredId } from './args.js';
 import { defineCommand, type Command } from './command.js';
+import { SUMMARIES } from './summaries.js';
 
 /**
  * `catalog enable|disable`: writes a new version of the workspace's program configuration with
@@ -10,7 +11,7 @@ function catalogCommand(action: 'enable' | 'disable'): Command {
   return defineCommand({
     name: `catalog ${action}`,
     synopsis: '--db D --workspace W --metric KEY',
-    summary: `${action === 'enable' ? 'add a metric to' : 'remove a metric from'} a workspace's catalog`,
+    summary: SUMMARIES[`catalog ${action}`],
     description:
       `Writes a new version of workspace W's program configuration with metric KEY\n` +
       `${action === 'enable' ? 'added' : 'removed'} (configVersion + 1, so catalogVersion changes) and prints it as JSON.`,

@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
-import { UsageError } from './args.js';
+import { UsageError } from './args-error.js';
 
 /**
  * A flag a command takes: how node's parseArgs reads it, and its line in the command's help.

@@ -8,6 +8,7 @@ import { todayUtc } from './args.js';
 import { defineCommand } from './command.js';
 import { writeFactsAfterLoad } from './facts-command.js';
 import { ADDRESS_FLAGS, checkPortFree, hostAndPort, listen } from './serve-command.js';
+import { SUMMARIES } from './summaries.js';
 
 const DEMO_DB = 'data/demo.db';
 const DEMO_TOKENS = 'data/demo-tokens.json';
@@ -28,7 +29,7 @@ function demoSignIns(tokens: DemoTokens): DemoSignIn[] {
 export const demoCommand = defineCommand({
   name: 'demo',
   synopsis: '[--host 127.0.0.1] [--port 8080]',
-  summary: `seed ${DEMO_DB} if missing, mint demo tokens and serve it (npm start)`,
+  summary: SUMMARIES['demo'],
   description:
     `What npm start runs: creates ${DEMO_DB} (scale small) if missing, mints demo tokens into\n` +
     `${DEMO_TOKENS}, serves, and prints the base URL, the tokens and a first curl command.`,

@@ -1,57 +1,51 @@
 import { AdminError } from '../admin/admin-error.js';
 import { readConfig } from '../config.js';
-import { NoDatabaseError } from '../store/open-store.js';
-import { UsageError } from './args.js';
-import { catalogDisableCommand, catalogEnableCommand } from './catalog-command.js';
+import { NoDatabaseError } from '../store/no-database-error.js';
+import { UsageError } from './args-error.js';
 import { table, type Command } from './command.js';
-import { demoCommand } from './demo-command.js';
-import { eraseCommand } from './erase-command.js';
-import { auditListCommand, auditVerifyCommand, auditWorkerCommand } from './audit-command.js';
-import { factsRefreshCommand } from './facts-command.js';
-import { importCommand } from './import-command.js';
-import { mcpCommand } from './mcp-command.js';
-import { savedQueryCreateCommand } from './saved-query-command.js';
-import { seedCommand } from './seed-command.js';
-import { serveCommand } from './serve-command.js';
-import { tokenCreateCommand, tokenRevokeCommand } from './token-command.js';
+import { SUMMARIES, type CommandName } from './summaries.js';
 import { packageVersion } from './version.js';
-import { workspaceListCommand } from './workspace-command.js';
-import {
-  webhookCreateCommand,
-  webhookDeleteCommand,
-  webhookDeliveriesCommand,
-  webhookDisableCommand,
-  webhookEnableCommand,
-  webhookListCommand,
-} from './webhook-command.js';
+
+/** A command as listed: its name and line; its module loaded only to run it or print its help. */
+interface Listed {
+  name: CommandName;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+/** How each command's definition is loaded (a module of its own, with what it alone needs). */
+const LOADERS: Record<CommandName, () => Promise<Command>> = {
+  demo: async () => (await import('./demo-command.js')).demoCommand,
+  seed: async () => (await import('./seed-command.js')).seedCommand,
+  serve: async () => (await import('./serve-command.js')).serveCommand,
+  mcp: async () => (await import('./mcp-command.js')).mcpCommand,
+  'workspace list': async () => (await import('./workspace-command.js')).workspaceListCommand,
+  'token create': async () => (await import('./token-command.js')).tokenCreateCommand,
+  'token revoke': async () => (await import('./token-command.js')).tokenRevokeCommand,
+  'catalog enable': async () => (await import('./catalog-command.js')).catalogEnableCommand,
+  'catalog disable': async () => (await import('./catalog-command.js')).catalogDisableCommand,
+  'saved-query create': async () =>
+    (await import('./saved-query-command.js')).savedQueryCreateCommand,
+  import: async () => (await import('./import-command.js')).importCommand,
+  erase: async () => (await import('./erase-command.js')).eraseCommand,
+  'webhook create': async () => (await import('./webhook-command.js')).webhookCreateCommand,
+  'webhook list': async () => (await import('./webhook-command.js')).webhookListCommand,
+  'webhook disable': async () => (await import('./webhook-command.js')).webhookDisableCommand,
+  'webhook enable': async () => (await import('./webhook-command.js')).webhookEnableCommand,
+  'webhook delete': async () => (await import('./webhook-command.js')).webhookDeleteCommand,
+  'webhook deliveries': async () => (await import('./webhook-command.js')).webhookDeliveriesCommand,
+  'facts refresh': async () => (await import('./facts-command.js')).factsRefreshCommand,
+  'audit list': async () => (await import('./audit-command.js')).auditListCommand,
+  'audit worker': async () => (await import('./audit-command.js')).auditWorkerCommand,
+  'audit verify': async () => (await import('./audit-command.js')).auditVerifyCommand,
+};
 
 /** Every command, in the order the help lists them; a two-word name is typed as two words. */
-const COMMANDS: readonly Command[] = [
-  demoCommand,
-  seedCommand,
-  serveCommand,
-  mcpCommand,
-  workspaceListCommand,
-  tokenCreateCommand,
-  tokenRevokeCommand,
-  catalogEnableCommand,
-  catalogDisableCommand,
-  savedQueryCreateCommand,
-  importCommand,
-  eraseCommand,
-  webhookCreateCommand,
-  webhookListCommand,
-  webhookDisableCommand,
-  webhookEnableCommand,
-  webhookDeleteCommand,
-  webhookDeliveriesCommand,
-  factsRefreshCommand,
-  auditListCommand,
-  auditWorkerCommand,
-  auditVerifyCommand,
-];
+export const COMMANDS: readonly Listed[] = (Object.keys(SUMMARIES) as CommandName[]).map(
+  (name) => ({ name, summary: SUMMARIES[name], load: LOADERS[name] }),
+);
 
-const commandList = (commands: readonly Command[]) =>
+const commandList = (commands: readonly Listed[]) =>
   table(commands.map((c): [string, string] => [c.name, c.summary]));
 
 const HELP = [
@@ -76,7 +70,7 @@ const HELP = [
 ].join('\n');
 
 /** The help of a two-word command's first word (`token`): its commands. */
-function groupHelp(word: string, group: readonly Command[]): string {
+function groupHelp(word: string, group: readonly Listed[]): string {
   const actions = group.map((c) => c.name.slice(word.length + 1)).join('|');
   return [
     `usage: vms-read ${word} ${actions} [options]`,
@@ -91,7 +85,13 @@ function groupHelp(word: string, group: readonly Command[]): string {
 /** What the arguments ask for: a text to print (help, version), or a command to run. */
 type Request = { print: string } | { command: Command; argv: string[] };
 
-function requestOf(argv: string[]): Request {
+/** A listed command, loaded: its help when the arguments ask for it, else it runs on them. */
+async function loaded(listed: Listed, argv: string[]): Promise<Request> {
+  const command = await listed.load();
+  return command.asksForHelp(argv) ? { print: command.usage } : { command, argv };
+}
+
+async function requestOf(argv: string[]): Promise<Request> {
   const [first, ...rest] = argv;
   if (first === undefined) throw new UsageError('a command is required', HELP);
   if (first === '-h' || first === '--help') return { print: HELP };
@@ -100,8 +100,7 @@ function requestOf(argv: string[]): Request {
   if (first === 'help') return requestOf([...rest, '--help']);
   if (first.startsWith('-')) throw new UsageError(`unknown option ${first}`, HELP);
   const command = COMMANDS.find((c) => c.name === first);
-  if (command)
-    return command.asksForHelp(rest) ? { print: command.usage } : { command, argv: rest };
+  if (command) return loaded(command, rest);
   const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `));
   if (group.length === 0) throw new UsageError(`unknown command ${JSON.stringify(first)}`, HELP);
   const help = groupHelp(first, group);
@@ -117,11 +116,11 @@ function requestOf(argv: string[]): Request {
       help,
     );
   }
-  return sub.asksForHelp(more) ? { print: sub.usage } : { command: sub, argv: more };
+  return loaded(sub, more);
 }
 
 async function main(argv: string[]): Promise<void> {
-  const request = requestOf(argv);
+  const request = await requestOf(argv);
   if ('print' in request) {
     process.stdout.write(`${request.print}\n`);
     return;

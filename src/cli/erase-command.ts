@@ -1,12 +1,13 @@
 import { eraseWorker } from '../admin/erase.js';
 import { DB_FLAG, openDb, requiredId } from './args.js';
 import { defineCommand } from './command.js';
+import { SUMMARIES } from './summaries.js';
 
 /** `erase`: a worker's right to be forgotten (admin/erase.ts). */
 export const eraseCommand = defineCommand({
   name: 'erase',
   synopsis: '--db D --workspace W --worker ID',
-  summary: "erase a worker's personal data (name and email)",
+  summary: SUMMARIES['erase'],
   description:
     "Replaces worker ID's name by (erased) and its email by nothing, as a new data\n" +
     'version (the change feed shows the worker changed); drops the webhook deliveries\n' +

@@ -3,6 +3,7 @@ import { writeColumnarFacts, type ReportFactsOptions } from '../store/open-store
 import type { Store } from '../store/store.js';
 import { DB_FLAG, dbOf, openDb } from './args.js';
 import { defineCommand } from './command.js';
+import { SUMMARIES } from './summaries.js';
 
 /** The report engine settings of the configuration. */
 export function factsSettings(config: Config): ReportFactsOptions {
@@ -28,7 +29,7 @@ export async function writeFactsAfterLoad(store: Store, db: string, config: Conf
 export const factsRefreshCommand = defineCommand({
   name: 'facts refresh',
   synopsis: '--db D',
-  summary: 'rebuild the report facts after writes by other means than seed and import',
+  summary: SUMMARIES['facts refresh'],
   description:
     'Rebuilds the report fact tables from the records, gives the data a new stamp and writes\n' +
     'the columnar copy: for rows written into the database by other means than seed and\n' +

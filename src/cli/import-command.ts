@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { formatProblems, PROBLEM_CAP } from '../importer/import-problems.js';
 import { DB_FLAG, dbOf, openDb, requiredId, UsageError } from './args.js';
 import { defineCommand } from './command.js';
+import { SUMMARIES } from './summaries.js';
 
 /**
  * `import`: loads a directory of CSV or NDJSON files into one workspace, all or nothing
@@ -11,7 +12,7 @@ import { defineCommand } from './command.js';
 export const importCommand = defineCommand({
   name: 'import',
   synopsis: '--db D --workspace W DIR',
-  summary: 'load DIR/<table>.csv|.ndjson (and deletions) into a workspace, all or nothing',
+  summary: SUMMARIES['import'],
   description:
     'Loads the CSV or NDJSON files of DIR (one per table, named <table>.csv or\n' +
     '<table>.ndjson) into workspace W, all or nothing: problems go to stderr as\n' +

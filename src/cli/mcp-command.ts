@@ -4,12 +4,13 @@ import { openReportFacts } from '../store/open-store.js';
 import { DB_FLAG, dbOf, openDb, TOKEN_FLAG, tokenOf } from './args.js';
 import { defineCommand } from './command.js';
 import { factsSettings } from './facts-command.js';
+import { SUMMARIES } from './summaries.js';
 
 /** `vms-read mcp --db D --token T`: MCP over stdio; stdout carries the protocol and nothing else. */
 export const mcpCommand = defineCommand({
   name: 'mcp',
   synopsis: '--db D --token T',
-  summary: 'MCP over stdio, as the holder of one token',
+  summary: SUMMARIES['mcp'],
   description:
     'Serves MCP over stdin and stdout as the holder of token T; stdout carries the protocol\n' +
     'and nothing else, the log goes to stderr. Ends when stdin closes.',

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { SAVED_QUERY_KINDS } from '../records/resources.js';
 import { DB_FLAG, openDb, plainIdOf, required, requiredId, UsageError } from './args.js';
 import { defineCommand, type Values } from './command.js';
+import { SUMMARIES } from './summaries.js';
 
 type Kind = (typeof SAVED_QUERY_KINDS)[number];
 
@@ -18,7 +19,7 @@ const FLAGS = {
 export const savedQueryCreateCommand = defineCommand({
   name: 'saved-query create',
   synopsis: `--db D --workspace W --kind ${SAVED_QUERY_KINDS.join('|')} --name TEXT --definition JSON [--dashboard ID]`,
-  summary: 'store a saved query; prints the new id alone',
+  summary: SUMMARIES['saved-query create'],
   description:
     'Stores a saved query of workspace W, visible to its staff tokens, after checking its\n' +
     'definition {query, period?}; prints the new id alone.',

@@ -7,11 +7,12 @@ import type { Scale } from '../seed/generate.js';
 import { writeFactsAfterLoad } from './facts-command.js';
 import { DB_FLAG, dbOf, integerOf, isCalendarDate, openDb, todayUtc, UsageError } from './args.js';
 import { defineCommand } from './command.js';
+import { SUMMARIES } from './summaries.js';
 
 export const seedCommand = defineCommand({
   name: 'seed',
   synopsis: '--db D [--scale tiny|small|medium|large] [--seed N] [--as-of YYYY-MM-DD] [--force]',
-  summary: 'create the schema and deterministic synthetic data; prints a JSON summary',
+  summary: SUMMARIES['seed'],
   description:
     'Creates the schema and deterministic synthetic data (three workspaces) in D, which it\n' +
     'creates if missing, and prints a JSON summary with the workspace ids and counts.\n' +

@@ -8,6 +8,7 @@ import { openReportFacts } from '../store/open-store.js';
 import { DB_FLAG, dbOf, integerOf, openDb } from './args.js';
 import { defineCommand, type Flags } from './command.js';
 import { factsSettings } from './facts-command.js';
+import { SUMMARIES } from './summaries.js';
 
 export interface Listening {
   app: FastifyInstance;
@@ -159,7 +160,7 @@ export const ADDRESS_FLAGS = {
 export const serveCommand = defineCommand({
   name: 'serve',
   synopsis: '--db D [--host 127.0.0.1] [--port 8080]',
-  summary: 'serve the HTTP API and MCP (at /mcp) on a database',
+  summary: SUMMARIES['serve'],
   description:
     'Serves the HTTP API, GET /healthz (200 once ready) and MCP at /mcp on D. SIGTERM or\n' +
     'SIGINT drains requests in flight and exits 0. A port in use is one line and exit 1.',

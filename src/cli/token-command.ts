@@ -12,6 +12,7 @@ import {
   UsageError,
 } from './args.js';
 import { defineCommand, type Values } from './command.js';
+import { SUMMARIES } from './summaries.js';
 
 const CREATE_FLAGS = {
   db: DB_FLAG,
@@ -35,7 +36,7 @@ export const tokenCreateCommand = defineCommand({
   name: 'token create',
   synopsis:
     '--db D --workspace W --role staff|worker|billing_entity [--worker ID] [--supplier ID] --scopes a,b [--expires ISO]',
-  summary: 'mint a token; prints it alone on stdout',
+  summary: SUMMARIES['token create'],
   description:
     'Mints a bearer token and prints it alone on stdout (it is stored hashed: keep it).\n' +
     'A worker token needs --worker, a billing_entity token --supplier. An expiry in the\n' +
@@ -47,7 +48,7 @@ export const tokenCreateCommand = defineCommand({
 export const tokenRevokeCommand = defineCommand({
   name: 'token revoke',
   synopsis: '--db D --token T',
-  summary: 'revoke a token; prints "revoked"',
+  summary: SUMMARIES['token revoke'],
   description:
     'Revokes token T: from the next request on, every server on the database answers it 401.\n' +
     'Prints "revoked"; a token that does not exist is refused (exit 2).',

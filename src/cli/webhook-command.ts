@@ -7,6 +7,7 @@ import {
 } from '../admin/webhooks.js';
 import { DB_FLAG, integerOf, openDb, required, requiredId, TOKEN_FLAG, tokenOf } from './args.js';
 import { defineCommand } from './command.js';
+import { SUMMARIES } from './summaries.js';
 
 /** The text output's header rows: what each tab-separated column is (--json has the names). */
 const LIST_HEADER = ['id', 'state', 'workspace', 'url'];
@@ -16,7 +17,7 @@ const DELIVERIES_HEADER = ['at', 'outcome', 'status', 'answer_bytes', 'ms', 'mes
 export const webhookCreateCommand = defineCommand({
   name: 'webhook create',
   synopsis: '--db D --token T --url URL [--type TYPE]…',
-  summary: 'subscribe a URL to what list_changes shows a token; prints {id, secret}',
+  summary: SUMMARIES['webhook create'],
   description:
     'Makes a subscription that pushes to URL what list_changes shows access key T (its\n' +
     'role, scopes and visibility; revoking the key disables it), of the --type item\n' +
@@ -56,7 +57,7 @@ export const webhookCreateCommand = defineCommand({
 export const webhookListCommand = defineCommand({
   name: 'webhook list',
   synopsis: '--db D [--json]',
-  summary: 'list the webhook subscriptions (with --json, a JSON array)',
+  summary: SUMMARIES['webhook list'],
   description:
     'Lists the subscriptions: with --json a JSON array of {id, workspace, url, types,\n' +
     'state, fromVersion, createdAt} (state active, disabled or failing; a subscription\n' +
@@ -82,7 +83,8 @@ export const webhookListCommand = defineCommand({
 const ID_FLAG = { type: 'string', value: 'ID', help: 'the subscription id' } as const;
 
 /** `webhook enable|disable|delete --id`: one subscription, by id; an unknown id exits 2. */
-function byId(action: 'enable' | 'disable' | 'delete', summary: string) {
+function byId(action: 'enable' | 'disable' | 'delete') {
+  const summary = SUMMARIES[`webhook ${action}`];
   return defineCommand({
     name: `webhook ${action}`,
     synopsis: '--db D --id ID',
@@ -104,14 +106,14 @@ function byId(action: 'enable' | 'disable' | 'delete', summary: string) {
   });
 }
 
-export const webhookEnableCommand = byId('enable', 'start pushing to a subscription again');
-export const webhookDisableCommand = byId('disable', 'stop pushing to a subscription');
-export const webhookDeleteCommand = byId('delete', 'remove a subscription');
+export const webhookEnableCommand = byId('enable');
+export const webhookDisableCommand = byId('disable');
+export const webhookDeleteCommand = byId('delete');
 
 export const webhookDeliveriesCommand = defineCommand({
   name: 'webhook deliveries',
   synopsis: '--db D --id ID [--limit N] [--json]',
-  summary: "a subscription's recent delivery attempts, newest first",
+  summary: SUMMARIES['webhook deliveries'],
   description:
     'Shows the most recent attempts to deliver to subscription ID (at most N, default 20;\n' +
     'the newest 100 are kept): with --json a JSON array of {at, messageId, attempt,\n' +

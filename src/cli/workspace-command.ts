@@ -1,11 +1,12 @@
 import { listWorkspaces } from '../admin/workspaces.js';
 import { DB_FLAG, openDb } from './args.js';
 import { defineCommand } from './command.js';
+import { SUMMARIES } from './summaries.js';
 
 export const workspaceListCommand = defineCommand({
   name: 'workspace list',
   synopsis: '--db D [--json]',
-  summary: 'list the workspaces (with --json, a JSON array)',
+  summary: SUMMARIES['workspace list'],
   description:
     'Lists the workspaces: with --json a JSON array of {id, name, plan, catalogSource};\n' +
     'without, one tab-separated line per workspace.',

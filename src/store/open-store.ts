@@ -10,11 +10,8 @@ import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { ReportFacts, Store } from './store.js';
 
-/**
- * `--db` names no vms-read database, and the command may not create one: only `seed` and `demo`
- * do. A wrong path must not quietly become a new empty database that refuses every token.
- */
-export class NoDatabaseError extends Error {}
+export { NoDatabaseError } from './no-database-error.js';
+import { NoDatabaseError } from './no-database-error.js';
 
 export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//.test(db);
