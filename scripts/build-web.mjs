@@ -59,6 +59,7 @@ export async function buildWebPage() {
     logLevel: 'warning',
   });
   copyFileSync('web/index.html', join(OUT, 'index.html'));
+  copyFileSync('web/favicon.svg', join(ASSETS, 'favicon.svg'));
   await buildReportView();
 }
 

@@ -69,6 +69,18 @@ export async function mountWebApp(
   app.get('/app/sign-in.json', (_request, reply) =>
     reply.header('cache-control', 'no-store').send(signIn()),
   );
+  // The icon browsers ask for at /favicon.ico whatever a page links (the built-in server's sign-in
+  // and consent pages, the API reference): the page's own, as SVG.
+  const icon = `${WEB_ROOT}assets/favicon.svg`;
+  const favicon = existsSync(icon) ? readFileSync(icon) : null;
+  if (favicon)
+    app.get('/favicon.ico', (_request, reply) =>
+      reply
+        .header('cache-control', 'public, max-age=86400')
+        .header('x-content-type-options', 'nosniff')
+        .type('image/svg+xml')
+        .send(favicon),
+    );
   await app.register(fastifyStatic, {
     root: `${WEB_ROOT}assets`,
     prefix: '/app/assets/',

@@ -60,6 +60,7 @@ function page(title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)} · vms-read</title>
+<link rel="icon" type="image/svg+xml" href="/favicon.ico">
 <link rel="stylesheet" href="${PAGES_CSS_PATH}">
 </head>
 <body><main>

@@ -150,9 +150,7 @@ describe('the explorer in a real browser', { skip: skipWithoutChromium() }, () =
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (m) => {
-      // The browser's own favicon request (the page has none) is not the page's error.
-      if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico'))
-        errors.push(`${m.text()} (${m.location().url})`);
+      if (m.type() === 'error') errors.push(`${m.text()} (${m.location().url})`);
     });
     await signIn(page, base, h.tokens.staff);
     await page.click('nav a[href="#/explorer"]');

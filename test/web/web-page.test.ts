@@ -153,6 +153,29 @@ describe('the web page in a real browser', { skip: skipWithoutChromium() }, () =
     }
   });
 
+  it('has an icon at /favicon.ico, the one the page links, so no page logs a 404 for it', async () => {
+    const icon = await fetch(`${base}/favicon.ico`);
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
+    const svg = await icon.text();
+    assert.match(svg, /^<svg /);
+    const linked = await fetch(`${base}/app/assets/favicon.svg`);
+    assert.equal(linked.status, 200);
+    assert.equal(await linked.text(), svg);
+    const page = await browser.newPage();
+    try {
+      const missing: string[] = [];
+      page.on('response', (r) => {
+        if (r.status() >= 400) missing.push(`${r.status()} ${r.url()}`);
+      });
+      await page.goto(`${base}/app`);
+      await page.waitForLoadState('networkidle');
+      assert.deepEqual(missing, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('refuses a bad token at sign-in with the service message', async () => {
     const page = await browser.newPage();
     await page.goto(`${base}/app`);
