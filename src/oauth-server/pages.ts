@@ -186,6 +186,7 @@ export function signedOutPage(): string {
     'Signed out',
     `<h1>You are signed out</h1>
 <p>Your sign-in to vms-read in this browser has ended. Apps you allowed to stay connected keep
-their access until you revoke it or your access key is revoked.</p>`,
+their access until you revoke it or your access key is revoked.</p>
+<p><a href="/app">Sign in again</a> on the vms-read page.</p>`,
   );
 }

@@ -127,6 +127,18 @@ for (const dialect of DIALECTS)
       assert.match(page?.html ?? '', /name="key"/);
     });
 
+    it('says so when no page asked to be sent back, with a way to sign in again', async () => {
+      const browser = new TestBrowser((page) => staff()(page) ?? pressSignOut(page));
+      const web = { client_id: WEB_CLIENT_ID, redirect_uris: [`${base}/app`] };
+      await authorize(base, browser, { client: web, scope: 'read:workforce' });
+      const end = new URL(`${base}/oauth/end-session`);
+      end.searchParams.set('client_id', WEB_CLIENT_ID);
+      const out = await browser.browse(end, `${base}/app`);
+      assert.equal(out.page?.status, 200);
+      assert.match(out.page?.html ?? '', /<h1>You are signed out<\/h1>/);
+      assert.match(out.page?.html ?? '', /<a href="\/app">Sign in again<\/a>/);
+    });
+
     it('serves the sign-out script under a policy that allows it alone', async () => {
       const script = await fetch(`${base}/oauth/sign-out.js`);
       assert.equal(script.status, 200);
