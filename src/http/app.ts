@@ -242,10 +242,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     () => {
       const resource = origin.resource();
       const page = `${resource}/app`;
-      if (deps.webSignIn) return { ...deps.webSignIn, resource, page };
+      if (deps.webSignIn) return { ...deps.webSignIn, resource, page, demoAccounts: [] };
       if (deps.authorizationServer)
-        return { issuer: resource, clientId: WEB_CLIENT_ID, resource, page };
-      return { issuer: null, clientId: null, resource, page };
+        return {
+          issuer: resource,
+          clientId: WEB_CLIENT_ID,
+          resource,
+          page,
+          demoAccounts: (deps.authorizationServer.demoAccounts ?? []).map((a) => a.label),
+        };
+      return { issuer: null, clientId: null, resource, page, demoAccounts: [] };
     },
     deps.webSignIn?.issuer,
   );

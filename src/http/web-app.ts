@@ -39,6 +39,11 @@ export interface WebSignIn {
   resource: string;
   /** The page's own address at this server, where sign-in comes back to. */
   page: string;
+  /**
+   * The accounts the built-in server's sign-in page offers one click away (`vms-read demo`), by
+   * their labels; none elsewhere.
+   */
+  demoAccounts: string[];
 }
 
 const securityHeaders = (csp: string) => ({

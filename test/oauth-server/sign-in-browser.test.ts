@@ -66,6 +66,18 @@ describe('the web page signs in with the built-in authorization server', { skip 
     await h.close();
   });
 
+  it('greets a person in words for people: what signing in does, no "authorization server"', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}/app`);
+    const card = page.locator('section.sign-in');
+    assert.equal(await card.locator('h1').textContent(), 'Welcome to vms-read');
+    const words = (await card.textContent()) ?? '';
+    assert.match(words, /Signing in takes you to your organisation's sign-in page/);
+    assert.doesNotMatch(words, /authorization server/i);
+    assert.equal(await page.locator('.demo-accounts').count(), 0, 'no demo here');
+    await page.close();
+  });
+
   it('signs in through the sign-in and consent pages, keeping tokens in the tab only', async () => {
     const page = await browser.newPage();
     await page.goto(`${base}/app`);
@@ -293,5 +305,31 @@ describe("the web page signs in with an organisation's authorization server", { 
     assert.equal(claims.sub, 'person-7');
     await page.goto(`${base}/app#/records/workers`);
     await page.waitForSelector('table');
+  });
+});
+
+describe('the page of a demo names the accounts its sign-in page offers', { skip }, () => {
+  it('says they are one click away, by their labels', async () => {
+    const h = await startHarness({
+      oauthServer: true,
+      demoAccounts: [
+        { name: 'staff', label: 'Staff, every scope' },
+        { name: 'worker', label: 'A worker' },
+      ],
+    });
+    const browser = await launchBrowser();
+    try {
+      const base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+      const page = await browser.newPage();
+      await page.goto(`${base}/app`);
+      assert.equal(
+        await page.locator('.demo-accounts').textContent(),
+        'This is a demo: its sign-in page offers its accounts one click each, no key to type (Staff, every scope; A worker).',
+      );
+      await assertAccessible(page, "a demo's sign-in card");
+    } finally {
+      await browser.close();
+      await h.close();
+    }
   });
 });

@@ -17,6 +17,8 @@ export interface SignInSettings {
   resource: string;
   /** The page's own address at the server (where sign-in comes back to). */
   page?: string;
+  /** The accounts the server's own sign-in page offers one click away (a demo), by label. */
+  demoAccounts?: string[];
 }
 
 interface Tokens {

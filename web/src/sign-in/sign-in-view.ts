@@ -51,16 +51,25 @@ export function signInView(
       status.replaceChildren(errorView(error));
     });
   });
+  const demo = settings.demoAccounts ?? [];
   return h(
     'section',
     { class: 'sign-in card', 'aria-labelledby': 'sign-in-title' },
-    h('h1', { id: 'sign-in-title' }, 'Sign in'),
-    go,
+    h('h1', { id: 'sign-in-title' }, 'Welcome to vms-read'),
     h(
       'p',
-      { class: 'hint' },
-      'You sign in at the authorization server, then come back here. Your tokens stay in this tab and are revoked when you sign out.',
+      {},
+      "Workers, timesheets, invoices and reports of your program, as far as your account may see them. Signing in takes you to your organisation's sign-in page, or this server's own, and back here.",
     ),
+    go,
+    demo.length > 0
+      ? h(
+          'p',
+          { class: 'demo-accounts' },
+          `This is a demo: its sign-in page offers its accounts one click each, no key to type (${demo.join('; ')}).`,
+        )
+      : undefined,
+    h('p', { class: 'hint' }, 'You stay signed in in this tab only, until you sign out.'),
     problem,
     status,
     h('details', { class: 'use-key' }, h('summary', {}, 'Use an access key'), keyForm),
