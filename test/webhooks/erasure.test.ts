@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { eraseWorker } from '../../src/admin/erase.js';
 import { webhookDeliveries } from '../../src/admin/webhooks.js';
 import { DIALECTS, WS } from '../support/harness.js';
@@ -57,6 +58,34 @@ for (const dialect of DIALECTS) {
       for (const text of [worker.name, worker.email])
         assert.deepEqual(holding(after, text), [], `${text} left in the files`);
     });
+
+    // A writer between two statements (a server's trail or webhook loop, an import) has a
+    // transaction id older than the erasure's and no snapshot (backend_xmin is empty); in another
+    // database of the cluster it still counts, for every snapshot taken while it runs lists it.
+    if (dialect === 'postgres')
+      for (const where of ['this database', 'another database of the cluster'])
+        it(`waits for a transaction begun before it that wrote, in ${where}`, async () => {
+          const worker = await renameWorker(w.h, 11, randomBytes(6).toString('hex'));
+          const url = new URL(w.h.db);
+          if (where !== 'this database') url.pathname = '/postgres';
+          const writer = new pg.Client({ connectionString: url.toString() });
+          await writer.connect();
+          try {
+            await writer.query('BEGIN');
+            await writer.query('SELECT pg_current_xact_id()');
+            let erased = false;
+            const erasing = eraseWorker(w.h.store, WS, worker.id).then(() => (erased = true));
+            await new Promise((resolve) => setTimeout(resolve, 700));
+            assert.equal(erased, false, 'the erasure waits for the older transaction');
+            await writer.query('COMMIT');
+            await erasing;
+          } finally {
+            await writer.end();
+          }
+          const after = await files(['workers']);
+          for (const text of [worker.name, worker.email])
+            assert.deepEqual(holding(after, text), [], `${text} left in the files`);
+        });
 
     it("removes the authorization server's records that hold the worker's name or email", async () => {
       const worker = await renameWorker(w.h, 9, randomBytes(6).toString('hex'));

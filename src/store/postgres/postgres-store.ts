@@ -219,24 +219,30 @@ export class PostgresStore extends SqlStore {
    * After an erasure: every table that can hold the erased text is rewritten (VACUUM FULL), so
    * the old versions of the rows it changed or removed (the worker's, a dropped webhook body, an
    * authorization record) leave the tables' files, TOAST included; it holds each table for the
-   * moment that takes. VACUUM FULL keeps a version a running transaction may still see (a
-   * server's report, or a columnar copy being patched): it waits first, up to 10 s, for every
-   * transaction of this database begun before the erasure committed. The write-ahead log keeps
-   * them until its segments are recycled.
+   * moment that takes. VACUUM FULL keeps an old version while any transaction might still see
+   * it, so it waits first, up to 30 s, until none can: every transaction older than the
+   * erasure's has ended, in any database of the cluster (one that wrote holds no snapshot
+   * between statements, yet every snapshot taken while it runs, the rewrite's own too, counts it
+   * as running), and no session of this database still reads from a snapshot taken before (a
+   * server's report, a columnar copy being patched). The write-ahead log keeps the old
+   * versions until its segments are recycled.
    */
   protected async scrubErased(): Promise<void> {
-    const { rows } = await this.pool.query<{ now: string }>(
-      'SELECT (txid_current() % 4294967296)::text AS now',
+    const { rows } = await this.pool.query<{ now: string; now32: string }>(
+      `SELECT id::text AS now, (id::text::bigint % 4294967296)::text AS now32
+         FROM pg_current_xact_id() AS id`,
     );
     for (let attempt = 0; ; attempt++) {
-      const older = await this.pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND pid <> pg_backend_pid()
-            AND backend_xmin IS NOT NULL AND age(backend_xmin) > age($1::xid)`,
-        [rows[0].now],
+      const older = await this.pool.query<{ running: boolean; reading: number }>(
+        `SELECT pg_snapshot_xmin(pg_current_snapshot()) < $1::xid8 AS running,
+                (SELECT count(*)::int FROM pg_stat_activity
+                  WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    AND backend_xmin IS NOT NULL
+                    AND age(backend_xmin) > age($2::xid)) AS reading`,
+        [rows[0].now, rows[0].now32],
       );
-      if (older.rows[0].n === 0) break;
-      if (attempt >= 100)
+      if (!older.rows[0].running && older.rows[0].reading === 0) break;
+      if (attempt >= 300)
         throw new Error(
           'the erasure is committed, but transactions older than it kept the old rows: run erase again when the server is idle',
         );
