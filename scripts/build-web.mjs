@@ -1,6 +1,7 @@
 // Bundles the web page (web/) into dist/web/: app.js (esbuild: web/src/main.ts with Chart.js and
 // the typed client, minified, no source of its own fetched at run time), app.css (with the
-// web/styles/ it imports) index.html, and the report view of MCP Apps (one HTML file).
+// web/styles/ it imports), server-pages.css (the built-in server's pages, on the same
+// web/styles/base.css), index.html, and the report view of MCP Apps (one HTML file).
 import { createHash } from 'node:crypto';
 import {
   copyFileSync,
@@ -56,6 +57,15 @@ export async function buildWebPage() {
     bundle: true,
     minify: true,
     outfile: join(ASSETS, 'app.css'),
+    logLevel: 'warning',
+  });
+  // The built-in authorization server's pages: the same base styles, their own card (the server
+  // reads this file as it starts; src/oauth-server/pages.ts).
+  await build({
+    entryPoints: ['web/server-pages.css'],
+    bundle: true,
+    minify: true,
+    outfile: join(ASSETS, 'server-pages.css'),
     logLevel: 'warning',
   });
   copyFileSync('web/index.html', join(OUT, 'index.html'));

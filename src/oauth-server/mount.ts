@@ -11,8 +11,8 @@ import { mountInteractions, type DemoSignIn } from './interactions.js';
 import {
   errorPage,
   PAGES_CSP,
-  PAGES_CSS,
   PAGES_CSS_PATH,
+  pagesCss,
   SIGN_OUT_SCRIPT,
   SIGN_OUT_SCRIPT_PATH,
 } from './pages.js';
@@ -133,9 +133,11 @@ export async function mountAuthorizationServer(
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
 
-  app.get(PAGES_CSS_PATH, (_request, reply) =>
-    reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(PAGES_CSS),
-  );
+  const css = pagesCss();
+  if (css !== null)
+    app.get(PAGES_CSS_PATH, (_request, reply) =>
+      reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(css),
+    );
   app.get(SIGN_OUT_SCRIPT_PATH, (_request, reply) =>
     reply
       .type('text/javascript; charset=utf-8')

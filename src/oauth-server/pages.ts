@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { SCOPE_WORDS, OFFERED_SCOPES } from './scope-words.js';
 
 /**
@@ -33,24 +35,18 @@ export const SIGN_OUT_SCRIPT = `document.getElementById('sign-out')?.click();\n`
 /** The sign-out page may run that one script of our own, and nothing else. */
 export const SIGN_OUT_CSP = `${PAGES_CSP}; script-src 'self'`;
 
-export const PAGES_CSS = `
-:root { color-scheme: light dark; font-family: system-ui, sans-serif; }
-body { margin: 0; display: grid; place-items: center; min-height: 100vh; background: Canvas; }
-main { max-width: 28rem; width: calc(100% - 2rem); padding: 1.5rem; border: 1px solid #8884;
-  border-radius: 0.75rem; }
-h1 { font-size: 1.35rem; margin: 0 0 1rem; }
-p, li { line-height: 1.45; }
-label { display: block; font-weight: 600; margin: 1rem 0 0.35rem; }
-input { width: 100%; box-sizing: border-box; padding: 0.55rem; font: inherit; }
-button { font: inherit; padding: 0.55rem 1.1rem; margin: 1rem 0.5rem 0 0; cursor: pointer; }
-.third-party { display: inline-block; max-width: 100%; overflow-wrap: anywhere;
-  padding: 0 0.3rem; border: 1px dashed #8888; border-radius: 0.3rem; font-style: normal; }
-.note { font-size: 0.9rem; opacity: 0.8; }
-.error { color: #b3261e; font-weight: 600; }
-.scopes li { margin: 0.4rem 0; }
-.scopes code { font-size: 0.85rem; }
-.demo { margin-top: 1.5rem; border-top: 1px solid #8884; }
-`;
+/**
+ * The pages' style sheet: dist/web/assets/server-pages.css, built from web/server-pages.css on the
+ * page's own web/styles/base.css (one set of colours, buttons, fields and cards for every screen).
+ * Null in a checkout that ran tsc alone: the pages work unstyled.
+ */
+export function pagesCss(): string | null {
+  const file = fileURLToPath(new URL('../../web/assets/server-pages.css', import.meta.url));
+  return existsSync(file) ? readFileSync(file, 'utf8') : null;
+}
+
+/** The product's name, never broken at its hyphen. */
+const PRODUCT = '<span class="product">vms-read</span>';
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -63,7 +59,7 @@ function page(title: string, body: string): string {
 <link rel="icon" type="image/svg+xml" href="/favicon.ico">
 <link rel="stylesheet" href="${PAGES_CSS_PATH}">
 </head>
-<body><main>
+<body><main class="card">
 ${body}
 </main></body>
 </html>
@@ -95,26 +91,28 @@ export function signInPage(options: {
     options.demoAccounts && options.demoAccounts.length > 0
       ? `<section class="demo">
 <p>Or sign in as one of the demo's accounts:</p>
+<div class="actions">
 ${options.demoAccounts
   .map(
     (account) => `<form method="post" action="${escapeHtml(options.action)}">
 <input type="hidden" name="demo" value="${escapeHtml(account.name)}">
-<button type="submit">${escapeHtml(account.label)}</button>
+<button type="submit" class="secondary">${escapeHtml(account.label)}</button>
 </form>`,
   )
   .join('\n')}
+</div>
 </section>`
       : '';
   return page(
     'Sign in',
-    `<h1>Sign in to vms-read</h1>
+    `<h1>Sign in to ${PRODUCT}</h1>
 <p>${appName(options.appName, options.clientId)} asks to read this program's data for you.
 Sign in with your access key to continue.</p>
 ${options.error ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>` : ''}
 <form method="post" action="${escapeHtml(options.action)}">
 <label for="key">Access key</label>
 <input id="key" name="key" type="password" autocomplete="off" spellcheck="false" required>
-<button type="submit">Sign in</button>
+<div class="actions"><button type="submit">Sign in</button></div>
 </form>
 <p class="note">An access key starts with <code>vmsr_</code>; your administrator makes one with
 <code>vms-read token create</code>.</p>
@@ -144,7 +142,7 @@ export function consentPage(options: {
       : '';
   return page(
     'Allow access',
-    `<h1>Allow ${appName(options.appName, options.clientId)} to read vms-read?</h1>
+    `<h1>Allow ${appName(options.appName, options.clientId)} to read ${PRODUCT}?</h1>
 <p>You are signed in as ${escapeHtml(options.who)}. If you allow it, the app may:</p>
 <ul class="scopes">
 ${items || '<li>Nothing beyond knowing you signed in.</li>'}
@@ -153,8 +151,10 @@ ${withheld}
 <p class="note">It will send you back to <code>${escapeHtml(options.redirectHost)}</code>.
 It can only read: vms-read changes nothing.</p>
 <form method="post" action="${escapeHtml(options.action)}">
+<div class="actions">
 <button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</div>
 </form>`,
   );
 }
@@ -173,7 +173,7 @@ export function signOutPage(form: string): string {
     '<button type="submit" id="sign-out" name="logout" value="yes">Sign out</button></form>';
   return page(
     'Signing out',
-    `<h1>Signing out of vms-read</h1>
+    `<h1>Signing out of ${PRODUCT}</h1>
 <p>This ends your sign-in in this browser: the next sign-in asks for an access key again.</p>
 ${form.replace('</form>', button)}
 <script src="${SIGN_OUT_SCRIPT_PATH}"></script>`,

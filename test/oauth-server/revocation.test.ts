@@ -110,7 +110,10 @@ for (const dialect of DIALECTS)
       pages.length = 0;
       const out = await browser.browse(end, `${base}/app`);
       assert.equal(out.callback?.searchParams.get('state'), 'signed-out', out.page?.html);
-      assert.match(pages[0] ?? '', /Signing out of vms-read/);
+      assert.match(
+        pages[0] ?? '',
+        /<h1>Signing out of <span class="product">vms-read<\/span><\/h1>/,
+      );
       assert.match(pages[0] ?? '', /<script src="\/oauth\/sign-out\.js"><\/script>/);
       assert.equal(await status(exchanged.body.access_token), 401, 'the grant ended');
       // The next sign-in in this browser asks for the key again.

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { assertAccessible } from '../support/accessibility.js';
 import { signIn, skipWithoutChromium } from '../support/browser.js';
 import { WS } from '../support/harness.js';
 import { livePages, open } from './record-pages.js';
 
 /**
- * Tables and charts that fit (issue 36), in Chromium at 1280 and 375 px: a wide table keeps its
+ * Every view of the page fits 320, 375 and 1280 px (issue 47): nothing scrolls the page sideways,
+ * each audited for accessibility at each width. Tables and charts that fit (issue 36), in
+ * Chromium at 1280 and 375 px: a wide table keeps its
  * first column in view while it scrolls and says that it scrolls; long third-party text is
  * clipped to one line, whole on hover and focus; a chart's axis draws only the labels that fit.
  * SQLite only: what is measured is the page's layout, the same whichever store answers.
@@ -26,6 +29,48 @@ describe('tables and charts fit the width (sqlite)', { skip: skipWithoutChromium
        ORDER BY (SELECT COUNT(*) FROM invoice_lines l WHERE l.invoice_id = i.id) DESC LIMIT 1`,
       WS,
     );
+
+  /** Every view a staff member can reach, at its address, with what shows it drawn. */
+  async function everyView(): Promise<[string, string][]> {
+    const first = (sql: string) => live.h.one<{ id: string }>(sql, WS).then((row) => row.id);
+    const worker = await first('SELECT id FROM workers WHERE workspace_id = ? ORDER BY id LIMIT 1');
+    // A record of each kind as most are (the widest ones are measured below: the audit of a
+    // table of hundreds of rows takes seconds a width).
+    const timesheet = await first(
+      'SELECT id FROM timesheets WHERE workspace_id = ? ORDER BY id LIMIT 1',
+    );
+    const invoice = await first(
+      'SELECT id FROM invoices WHERE workspace_id = ? ORDER BY id LIMIT 1',
+    );
+    const lists = ['workers', 'timesheets', 'invoices', 'suppliers', 'assignments', 'expenses'];
+    return [
+      ['#/', 'main .home a.card[data-dashboard]'],
+      ['#/records', 'main a.card[data-list]'],
+      ...lists.map((list): [string, string] => [`#/records/${list}`, '.record-list tbody tr']),
+      [`#/worker/${worker}`, '.record-page'],
+      [`#/timesheet/${timesheet}`, '.record-page'],
+      [`#/invoice/${invoice}`, '.record-page'],
+      ['#/explorer', 'main form'],
+      ['#/dashboard/program-operations', '.tile .result'],
+      ['#/access-trail', '.record-list .about'],
+    ];
+  }
+
+  it('every view fits 320, 375 and 1280 px: nothing scrolls the page sideways', async () => {
+    const views = await everyView();
+    const page = await at(1280);
+    for (const width of [320, 375, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const [hash, drawn] of views) {
+        await page.evaluate((to) => (location.hash = to), hash);
+        await page.waitForSelector(drawn);
+        await page.waitForFunction(() => document.querySelectorAll('main .loading').length === 0);
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(wide <= width, `${hash} at ${width} px: the page is ${wide} px wide`);
+        await assertAccessible(page, `${hash} at ${width} px`);
+      }
+    }
+  });
 
   /** Where the first column and the region are, with the region scrolled fully right. */
   const scrolledRight = (page: Page, scope: string) =>

@@ -234,6 +234,26 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
       assert.deepEqual(errors, []);
     });
 
+  it('fits a host frame 320, 375 or 1280 px wide: nothing scrolls the view sideways', async () => {
+    const errors: string[] = [];
+    for (const [shape, args] of SHAPES.filter(([shape]) => shape === 'time' || shape === 'table')) {
+      const { page, frame } = await shown('run_semantic_query', args, '.result', errors);
+      for (const width of [320, 375, 1280]) {
+        await page.$eval(
+          '#view',
+          (view, px) => ((view as HTMLElement).style.width = `${px}px`),
+          width,
+        );
+        await frame.waitForFunction((px) => document.documentElement.clientWidth === px, width);
+        const wide = await frame.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(wide <= width, `${shape} at ${width} px: the view is ${wide} px wide`);
+        await assertAccessible(frame, `the ${shape} view at ${width} px`);
+      }
+      await page.close();
+    }
+    assert.deepEqual(errors, []);
+  });
+
   it("follows a dark host: its colours, its charts' palette and their contrast, and back", async () => {
     const errors: string[] = [];
     const args = {
