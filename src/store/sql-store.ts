@@ -452,7 +452,9 @@ export abstract class SqlStore implements Store {
       const horizon = await tombstoneHorizon(all);
       if (query.knownHorizon !== null && query.knownHorizon < horizon && query.after[0] <= horizon)
         return 'cursor_expired' as const;
-      if (query.sources.length === 0) return { changes: [], horizon };
+      const [stamp] = await all("SELECT value FROM meta WHERE key = 'data_version'", []);
+      const version = Number(stamp?.value ?? 0);
+      if (query.sources.length === 0) return { changes: [], horizon, version };
       const positions = changePositionsSql(query);
       const page = await all(positions.sql, positions.params);
       const rows = new Map<string, Row>();
@@ -474,7 +476,7 @@ export abstract class SqlStore implements Store {
         // Staff read the change log itself: a record its table no longer holds was deleted.
         return query.viewer.role === 'staff' ? [{ ...at, row: null, removed: 'deleted' }] : [];
       });
-      return { changes, horizon };
+      return { changes, horizon, version };
     });
   }
 

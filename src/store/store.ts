@@ -178,10 +178,12 @@ export interface ChangesQuery {
 }
 
 /** A change as read: where it stands in the feed, and the record as stored now. */
-/** A page of the change feed as read, with the tombstone horizon of its snapshot. */
+/** A page of the change feed as read, with the tombstone horizon and data version of its snapshot. */
 export interface ChangesPage {
   changes: Change[];
   horizon: number;
+  /** The data version the page was read at: every change so far has it or an older one. */
+  version: number;
 }
 
 export interface Change {

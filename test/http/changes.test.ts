@@ -6,6 +6,7 @@
  * shown an invoice of which what it reads did not change.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { OPERATIONS } from '../../src/operations/registry.js';
@@ -13,6 +14,7 @@ import { FEED_TYPES } from '../../src/store/sql/change-log.js';
 import { DIALECTS, get, qs, startHarness, WS, type Harness } from '../support/harness.js';
 import { applyLoad, later, loadSteps } from '../support/random-loads.js';
 import { LIST_OF, type FeedItem } from '../support/feed.js';
+import { renameWorker } from '../support/worker-names.js';
 
 type Item = FeedItem;
 
@@ -144,6 +146,55 @@ for (const dialect of DIALECTS) {
         const answer = await get(h.app, `/api/v1/changes${qs({ cursor, ...extra })}`, token);
         assert.equal(answer.status, 200);
         assert.equal(answer.body.data.code, 'invalid_cursor', JSON.stringify(extra));
+      }
+    });
+
+    it('with start=latest reads nothing, and its cursor shows only what changed after it', async () => {
+      const start = async (extra: Record<string, unknown> = {}) => {
+        const answer = await get(
+          h.app,
+          `/api/v1/changes${qs({ start: 'latest', ...extra })}`,
+          h.tokens.staff,
+        );
+        assert.equal(answer.status, 200, answer.raw);
+        assert.deepEqual(
+          { items: answer.body.data.items, hasMore: answer.body.data.hasMore },
+          { items: [], hasMore: false },
+        );
+        return answer.body.data.nextCursor as string;
+      };
+      const all = await start();
+      const workers = await start({ type: 'worker' });
+      const suppliers = await start({ type: 'supplier' });
+      assert.deepEqual((await readFeed(h, h.tokens.staff, all)).items, [], 'nothing since, yet');
+      const renamed = await renameWorker(h, 3, randomBytes(6).toString('hex'));
+      const since = (await readFeed(h, h.tokens.staff, all)).items;
+      assert.deepEqual(
+        since.map((i) => [i.type, i.id, (i.record?.displayName as { value: string }).value]),
+        [['worker', renamed.id, renamed.name]],
+        'the rename alone',
+      );
+      assert.deepEqual(
+        (await readFeed(h, h.tokens.staff, workers, { type: 'worker' })).items.map((i) => i.id),
+        [renamed.id],
+      );
+      assert.deepEqual(
+        (await readFeed(h, h.tokens.staff, suppliers, { type: 'supplier' })).items,
+        [],
+      );
+      // Bound to its type as any feed cursor; never beside a cursor.
+      const other = await get(h.app, `/api/v1/changes${qs({ cursor: workers })}`, h.tokens.staff);
+      assert.equal(other.body.data.code, 'invalid_cursor');
+      const both = await get(
+        h.app,
+        `/api/v1/changes${qs({ start: 'latest', cursor: all })}`,
+        h.tokens.staff,
+      );
+      assert.equal(both.status, 404, both.raw);
+      assert.match(both.body.message?.value ?? both.raw, /start and cursor/);
+      for (const query of ['?start=earliest', '?start=', '?start=latest&start=latest']) {
+        const answer = await get(h.app, `/api/v1/changes${query}`, h.tokens.staff);
+        assert.equal(answer.status, 404, query);
       }
     });
 
