@@ -13,6 +13,7 @@ import { decoded, h, replace } from './dom.js';
 import { explorerView } from './explorer/explorer.js';
 import { recordsRoute } from './records/routes.js';
 import { openSession, type Session } from './session/session.js';
+import { followData } from './session/data-follow.js';
 import { errorView } from './error-view.js';
 import { homeView } from './home.js';
 import { dashboardView, savedQueryView } from './dashboards/views.js';
@@ -136,6 +137,9 @@ async function route(problem?: HTMLElement): Promise<void> {
   explorerLink.hidden = !session.catalog;
   replace(main, h('p', { class: 'loading' }, 'Loading…'));
   try {
+    // Names and choices kept from the data as it was are read again if it moved since.
+    await followData(session);
+    if (turn !== mine) return;
     const shown = await view(location.hash.replace(/^#/, '') || '/');
     if (turn !== mine) return;
     replace(main, shown);

@@ -16,19 +16,15 @@ import { resultView } from '../report/result-view.js';
 import type { Session } from '../session/session.js';
 import { errorView } from '../error-view.js';
 import { namesOf } from '../session/names.js';
+import { dataCache } from '../session/data-follow.js';
 
-/** Each session's dimension values, asked once per dimension and view while it lasts. */
-const sessionValues = new WeakMap<Session, ValuesSource>();
+/** Each session's dimension values, asked once per dimension and data mark. */
+const sessionValues = dataCache<ValuesSource>();
 
 function valuesOf(session: Session, catalog: ExplorerCatalog): ValuesSource {
-  let source = sessionValues.get(session);
-  if (!source) {
-    source = valuesSource(catalog, (body) =>
-      session.client.call('run_semantic_query', body as never),
-    );
-    sessionValues.set(session, source);
-  }
-  return source;
+  return sessionValues(session, () =>
+    valuesSource(catalog, (body) => session.client.call('run_semantic_query', body as never)),
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { isProvenance } from '../dom.js';
+import { dataCache } from '../session/data-follow.js';
 import type { Session } from '../session/session.js';
 
 /** One option of a search field: the id the API filters by, and what a person reads. */
@@ -10,23 +11,20 @@ export interface Choice {
 /** How many workers the search offers by name; past them, an id is typed. */
 export const MAX_WORKER_CHOICES = 2000;
 
-const suppliers = new WeakMap<Session, Promise<Choice[]>>();
-const workers = new WeakMap<Session, WorkerChoices>();
+const suppliers = dataCache<Promise<Choice[]>>();
+const workers = dataCache<WorkerChoices>();
 
-/** Every supplier this token may list, by name (and code), sorted by name; read once a sign-in. */
+/** Every supplier this token may list, by name (and code), sorted by name; read once a data mark. */
 export function supplierChoices(session: Session): Promise<Choice[]> {
-  let loaded = suppliers.get(session);
-  if (!loaded) {
-    loaded = collect(session, 'list_suppliers', Infinity, (item) => {
+  return suppliers(session, () =>
+    collect(session, 'list_suppliers', Infinity, (item) => {
       const { id, code, name } = item as { id?: unknown; code?: unknown; name?: unknown };
       if (typeof id !== 'string') return null;
       const codeText = isProvenance(code) ? code.value : '';
       const nameText = isProvenance(name) ? name.value : codeText;
       return { value: id, label: codeText ? `${nameText} (${codeText})` : nameText };
-    });
-    suppliers.set(session, loaded);
-  }
-  return loaded;
+    }),
+  );
 }
 
 /** The workers a search offers: the first page's soon, every one (up to the most) later. */
@@ -43,8 +41,7 @@ export interface WorkerChoices {
  * for the first page only: reading 2,000 workers takes twenty pages.
  */
 export function workerChoices(session: Session): WorkerChoices {
-  let loaded = workers.get(session);
-  if (!loaded) {
+  return workers(session, () => {
     let firstPage: (choices: Choice[]) => void = () => {};
     const first = new Promise<Choice[]>((resolve) => (firstPage = resolve));
     const all = collect(
@@ -61,10 +58,8 @@ export function workerChoices(session: Session): WorkerChoices {
       },
       firstPage,
     );
-    loaded = { first, all };
-    workers.set(session, loaded);
-  }
-  return loaded;
+    return { first, all };
+  });
 }
 
 /** How many records a page of choices reads. */

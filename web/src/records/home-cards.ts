@@ -1,5 +1,6 @@
 import { VmsReadError } from 'vms-read-client';
 import { h } from '../dom.js';
+import { dataCache } from '../session/data-follow.js';
 import type { Session } from '../session/session.js';
 import { RECORD_LISTS, type RecordList } from './record-lists.js';
 
@@ -21,17 +22,12 @@ async function reachOf(session: Session, list: RecordList): Promise<Reach> {
   }
 }
 
-/** Every list's reach for this token, read in parallel once per session (each call is quota). */
-const known = new WeakMap<Session, Promise<{ list: RecordList; reach: Reach }[]>>();
+/** Every list's reach for this token, read in parallel once per data mark (each call is quota). */
+const known = dataCache<Promise<{ list: RecordList; reach: Reach }[]>>();
 function reaches(session: Session) {
-  let answer = known.get(session);
-  if (!answer) {
-    answer = Promise.all(
-      RECORD_LISTS.map(async (list) => ({ list, reach: await reachOf(session, list) })),
-    );
-    known.set(session, answer);
-  }
-  return answer;
+  return known(session, () =>
+    Promise.all(RECORD_LISTS.map(async (list) => ({ list, reach: await reachOf(session, list) }))),
+  );
 }
 
 const card = (list: RecordList) =>

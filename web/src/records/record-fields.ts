@@ -30,9 +30,10 @@ export function fieldValue(record: ApiRecord, key: string): Child {
 
 /**
  * A view with each supplier code followed by the supplier's name (list_suppliers, read once per
- * sign-in; third-party text), where this token may list suppliers, and each worker id by the
- * worker's name where it may read names (read:pii; get_worker, each worker read once per
- * sign-in). Without the scope the ids stand alone, as the API withholds the names.
+ * data mark; third-party text), where this token may list suppliers, and each worker id by the
+ * worker's name where it may read names (read:pii; get_worker, each worker read once per data
+ * mark: session/data-follow.ts). Without the scope the ids stand alone, as the API withholds the
+ * names.
  */
 export async function withNames(session: Session, view: HTMLElement): Promise<HTMLElement> {
   const names = await namesOf(session);

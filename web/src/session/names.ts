@@ -1,6 +1,7 @@
 import type { ExplorerCatalog } from '../types.js';
 import { isProvenance, type Provenance } from '../dom.js';
 
+import { dataCache } from './data-follow.js';
 import type { Session } from './session.js';
 
 /**
@@ -17,7 +18,7 @@ export interface Names {
   timeOf(metric: string): string | undefined;
 }
 
-const loaded = new WeakMap<Session, Promise<Names>>();
+const loaded = dataCache<Promise<Names>>();
 
 /**
  * Suppliers' names by code, from list_suppliers' items (codes and names are envelopes), put in
@@ -55,27 +56,23 @@ export function namesFrom(
   };
 }
 
-/** The names of a session, read once (the supplier list is paged through once per sign-in). */
+/** The names of a session, read once per data mark (the supplier list paged through once). */
 export function namesOf(session: Session): Promise<Names> {
-  let names = loaded.get(session);
-  if (!names) {
-    names = supplierNamesOf(session.client.items('list_suppliers', { limit: 50 })).then(
-      (suppliers) => namesFrom(session.catalog, suppliers, session.timeKeys),
-    );
-    loaded.set(session, names);
-  }
-  return names;
+  return loaded(session, () =>
+    supplierNamesOf(session.client.items('list_suppliers', { limit: 50 })).then((suppliers) =>
+      namesFrom(session.catalog, suppliers, session.timeKeys),
+    ),
+  );
 }
 
-const workerNames = new WeakMap<Session, Map<string, Promise<Provenance | undefined>>>();
+const workerNames = dataCache<Map<string, Promise<Provenance | undefined>>>();
 
 /**
- * A worker's name by id (get_worker, once per sign-in and worker), or undefined where the token
- * may not read it (no read:pii, not visible, or the call failed).
+ * A worker's name by id (get_worker, once per data mark and worker), or undefined where the
+ * token may not read it (no read:pii, not visible, or the call failed).
  */
 export function workerNameOf(session: Session, id: string): Promise<Provenance | undefined> {
-  let known = workerNames.get(session);
-  if (!known) workerNames.set(session, (known = new Map()));
+  const known = workerNames(session, () => new Map());
   let name = known.get(id);
   if (!name) {
     name = session.client

@@ -2,6 +2,19 @@ import type { ExplorerCatalog } from '../types.js';
 import { VmsReadError } from 'vms-read-client';
 import { clientOf, type VmsReadClient } from './api.js';
 
+/**
+ * The data as the page last saw it (data-follow.ts): where the change feed stood, and what the
+ * page's kept names and choices are keyed by.
+ */
+export interface DataMark {
+  /** Where the feed stood when the mark was made; null until it is known. */
+  cursor: string | null;
+  /** What the caches are keyed by: a new object when the data moves. */
+  generation: object;
+}
+
+export const newDataMark = (): DataMark => ({ cursor: null, generation: {} });
+
 /** What every view needs: the client of the signed-in token and, where reports are allowed, the catalog. */
 export interface Session {
   client: VmsReadClient;
@@ -11,6 +24,8 @@ export interface Session {
   timeKeys: ReadonlySet<string>;
   /** Why there are no reports for this token, as one plain sentence; null when there are. */
   noReports: string | null;
+  /** The data as the page last saw it (data-follow.ts): what its kept names are keyed by. */
+  data: DataMark;
 }
 
 /** The sentence the page shows where reports are not allowed, by the service's refusal code. */
@@ -35,7 +50,7 @@ export async function openSession(
   try {
     const catalog = (await client.call('list_catalog')) as unknown as ExplorerCatalog;
     const timeKeys = new Set(catalog.dimensions.filter((d) => d.type === 'time').map((d) => d.key));
-    return { client, catalog, timeKeys, noReports: null };
+    return { client, catalog, timeKeys, noReports: null, data: newDataMark() };
   } catch (error) {
     if (error instanceof VmsReadError && error.status === 403)
       return {
@@ -43,6 +58,7 @@ export async function openSession(
         catalog: null,
         timeKeys: new Set(),
         noReports: noReportsSentence(error.code),
+        data: newDataMark(),
       };
     throw error;
   }
