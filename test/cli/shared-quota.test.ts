@@ -82,7 +82,8 @@ describe(
       const server = await serve(h.db, env);
       const client = newClient();
       try {
-        assert.deepEqual(await statuses(server.base, h.tokens.staff, 3), [200, 200, 200]);
+        // The stdio server starts first: the budget refills a request every 12 s (5 a minute), so
+        // the counted calls below go one after another, not on either side of a process's start.
         await client.connect(
           new StdioClientTransport({
             command: process.execPath,
@@ -91,6 +92,7 @@ describe(
             stderr: 'pipe',
           }),
         );
+        assert.deepEqual(await statuses(server.base, h.tokens.staff, 3), [200, 200, 200]);
         const call = async () =>
           (await client.callTool({ name: 'list_suppliers', arguments: {} })) as CallToolResult;
         assertEnvelope(await call());
