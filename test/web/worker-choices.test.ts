@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_WORKER_CHOICES, workerChoices } from '../../web/src/records/choices.js';
-import type { Session } from '../../web/src/session/session.js';
+import { newDataMark, type Session } from '../../web/src/session/session.js';
 
 /**
  * The records search's worker box (web/src/records/choices.ts), in Node: the form waits for the
@@ -23,7 +23,8 @@ function sessionOf(count: number, hold = Infinity) {
       }
     },
   };
-  return { session: { client } as unknown as Session, release, read: () => read };
+  const session = { client, data: newDataMark() } as unknown as Session;
+  return { session, release, read: () => read };
 }
 
 describe('worker choices for the records search', () => {
@@ -41,7 +42,10 @@ describe('worker choices for the records search', () => {
     release();
     const all = await choices.all;
     assert.equal(all.length, 250);
-    assert.equal(workerChoices(session), choices, 'read once a sign-in');
+    assert.equal(workerChoices(session), choices, 'read once a data mark');
+    // The data moved (data-follow.ts makes a new mark): read again.
+    session.data = newDataMark();
+    assert.notEqual(workerChoices(session), choices, 'read again for a new mark');
   });
 
   it('stops at MAX_WORKER_CHOICES', async () => {
@@ -64,6 +68,7 @@ describe('worker choices for the records search', () => {
           throw new Error('insufficient_scope');
         },
       },
+      data: newDataMark(),
     } as unknown as Session;
     const choices = workerChoices(session);
     assert.deepEqual(await choices.first, []);

@@ -2,56 +2,22 @@ import { h, replace } from '../dom.js';
 import { field } from '../form-controls.js';
 import type { Session } from '../session/session.js';
 import { supplierChoices, workerChoices, type Choice } from './choices.js';
+import {
+  label,
+  paramsOf,
+  periodParams,
+  workerParam,
+  type ListSearch,
+  type Order,
+  type Searched,
+} from './search-fields.js';
+import { foldedWords } from './search-words.js';
 
-/**
+/*
  * A list's search form: the API's list filters (DESIGN §4.15) as a person fills them in, and the
  * order. What is asked lives in the address (`#/records/invoices?status=draft&order=asc`), so a
  * search can be bookmarked, shared and gone back to.
  */
-export type FilterField =
-  | { kind: 'choice'; param: string; label: string; values: readonly string[] }
-  | { kind: 'supplier' }
-  /** A worker by name or id; its parameter is `workerId` unless `param` says otherwise. */
-  | { kind: 'worker'; param?: string }
-  | { kind: 'text'; param: string; label: string }
-  /** Two days, from and to; `periodFrom` and `periodTo` unless `params` says otherwise. */
-  | { kind: 'period'; params?: readonly [string, string]; label?: string };
-
-export type Order = 'asc' | 'desc';
-
-/** A list's search as the address holds it. */
-export interface ListSearch {
-  filters: Record<string, string>;
-  order: Order;
-}
-
-const paramsOf = (field: FilterField): string[] => {
-  switch (field.kind) {
-    case 'choice':
-    case 'text':
-      return [field.param];
-    case 'supplier':
-      return ['supplierId'];
-    case 'worker':
-      return [workerParam(field)];
-    case 'period':
-      return [...periodParams(field)];
-  }
-};
-
-const workerParam = (field: { param?: string }) => field.param ?? 'workerId';
-const periodParams = (field: { params?: readonly [string, string] }) =>
-  field.params ?? (['periodFrom', 'periodTo'] as const);
-
-/** What a list's search form and address need of the list. */
-export interface Searched {
-  key: string;
-  /** The list's address without a search: `#/records/<key>`, or its own. */
-  address: string;
-  filters: readonly FilterField[];
-  /** Answered in one order only (newest first): no Order control, none in the address. */
-  unordered?: true;
-}
 
 /** Newest first unless the address says otherwise. */
 export const DEFAULT_ORDER: Order = 'desc';
@@ -74,36 +40,6 @@ export function addressOf(listAddress: string, search: ListSearch): string {
   if (search.order !== DEFAULT_ORDER) query.set('order', search.order);
   const text = query.toString();
   return `${listAddress}${text ? `?${text}` : ''}`;
-}
-
-const label = (value: string) => value.replace(/_/g, ' ');
-
-/** The search in words, for the empty result and the status line: "status draft · supplier …". */
-export function searchWords(
-  search: ListSearch,
-  fields: readonly FilterField[],
-  suppliers: readonly Choice[],
-): string {
-  const { filters } = search;
-  const parts: string[] = [];
-  for (const f of fields) {
-    if (f.kind === 'choice' && filters[f.param])
-      parts.push(`${f.label.toLowerCase()} ${label(filters[f.param])}`);
-    if (f.kind === 'text' && filters[f.param])
-      parts.push(`${f.label.toLowerCase()} “${filters[f.param]}”`);
-    if (f.kind === 'supplier' && filters.supplierId) {
-      const known = suppliers.find((s) => s.value === filters.supplierId);
-      parts.push(`supplier ${known ? known.label : filters.supplierId}`);
-    }
-    if (f.kind === 'worker' && filters[workerParam(f)])
-      parts.push(`worker ${filters[workerParam(f)]}`);
-    const [from, to] = f.kind === 'period' ? periodParams(f).map((p) => filters[p]) : [];
-    if (f.kind === 'period' && (from || to))
-      parts.push(
-        `${(f.label ?? 'Period').toLowerCase()} ${from ? `from ${from}` : ''}${from && to ? ' ' : ''}${to ? `to ${to}` : ''}`,
-      );
-  }
-  return parts.join(' · ');
 }
 
 function input(id: string, type: string, value: string, extra: Record<string, string> = {}) {
@@ -135,6 +71,9 @@ export async function searchForm(
   const prefix = `search-${list.key}`;
   const controls: HTMLElement[] = [];
   const readers: FieldReader[] = [];
+  // What the folded line names suppliers and workers by.
+  let supplierLabels: readonly Choice[] = [];
+  let workerLabels: readonly Choice[] = [];
   for (const f of list.filters) {
     if (f.kind === 'choice') {
       const id = `${prefix}-${f.param}`;
@@ -144,15 +83,19 @@ export async function searchForm(
       readers.push(() => ({ [f.param]: control.value }));
     } else if (f.kind === 'text') {
       const id = `${prefix}-${f.param}`;
-      const control = input(id, 'search', search.filters[f.param] ?? '', { autocomplete: 'off' });
+      const control = input(id, 'search', search.filters[f.param] ?? '', {
+        autocomplete: 'off',
+        class: 'text-filter',
+      });
       controls.push(field(id, f.label, control));
       readers.push(() => ({ [f.param]: control.value.trim() }));
     } else if (f.kind === 'supplier') {
       const id = `${prefix}-supplier`;
+      supplierLabels = await supplierChoices(session);
       const control = choiceSelect(
         id,
         'Any supplier',
-        await supplierChoices(session),
+        supplierLabels,
         search.filters.supplierId ?? '',
       );
       controls.push(field(id, 'Supplier', control));
@@ -161,6 +104,7 @@ export async function searchForm(
       const id = `${prefix}-worker`;
       const choices = workerChoices(session);
       let workers = await choices.first;
+      workerLabels = workers;
       const named = workers.some((w) => w.label !== w.value);
       const listId = `${id}-names`;
       const param = workerParam(f);
@@ -168,7 +112,11 @@ export async function searchForm(
       const labelOf = (among: readonly Choice[]) =>
         among.find((w) => w.value === current)?.label ?? current;
       const shown = labelOf(workers);
-      const control = input(id, 'search', shown, { list: listId, autocomplete: 'off' });
+      const control = input(id, 'search', shown, {
+        list: listId,
+        autocomplete: 'off',
+        class: 'worker-filter',
+      });
       const options = (among: readonly Choice[]) =>
         among.map((w) => h('option', { value: w.label }));
       const names = h('datalist', { id: listId }, ...options(workers));
@@ -220,7 +168,7 @@ export async function searchForm(
   if (order) controls.push(field(`${prefix}-order`, 'Order', order));
   const form = h(
     'form',
-    { class: 'list-search', role: 'search', 'aria-label': 'Find records' },
+    { class: 'list-search', id: `${prefix}-form`, role: 'search', 'aria-label': 'Find records' },
     ...controls,
     h(
       'div',
@@ -239,7 +187,37 @@ export async function searchForm(
       if (submit) submit.disabled = false;
     });
   });
-  return form;
+  return folding(form, foldedWords(search, list.filters, supplierLabels, workerLabels));
+}
+
+/**
+ * The form in its band. Once a search has run (`words` says what it searched for), a narrow
+ * screen shows that in one line with "Change" instead of the form, so the results start on the
+ * first screen; "Change" unfolds the form. A wide screen always shows the form (records.css).
+ */
+function folding(form: HTMLFormElement, words: string): HTMLElement {
+  const band = h('div', { class: 'search-band' }, form);
+  if (!words) return band;
+  const change = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary small',
+      'aria-controls': form.id,
+      'aria-expanded': 'false',
+    },
+    'Change',
+  );
+  change.addEventListener('click', () => {
+    band.classList.remove('folded');
+    change.setAttribute('aria-expanded', 'true');
+    form.querySelector<HTMLElement>('input, select')?.focus();
+  });
+  band.classList.add('folded');
+  band.prepend(
+    h('p', { class: 'search-summary' }, h('span', { class: 'search-words' }, words), ' — ', change),
+  );
+  return band;
 }
 
 /** Moves to the address of what the form says (a worker's name may wait for the whole list). */

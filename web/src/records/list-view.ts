@@ -3,7 +3,9 @@ import { refusalView } from '../report/result-view.js';
 import type { Session } from '../session/session.js';
 import { errorView } from '../error-view.js';
 import { supplierChoices } from './choices.js';
-import { addressOf, searchForm, searchWords, type ListSearch } from './list-search.js';
+import { addressOf, searchForm } from './list-search.js';
+import type { ListSearch } from './search-fields.js';
+import { searchWords } from './search-words.js';
 import { recordTable, type ApiRecord, withNames } from './record-fields.js';
 import type { RecordList } from './record-lists.js';
 

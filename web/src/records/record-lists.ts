@@ -1,4 +1,4 @@
-import type { FilterField, Searched } from './list-search.js';
+import type { FilterField, Searched } from './search-fields.js';
 import { formatMoney } from './money.js';
 import {
   fieldValue,
