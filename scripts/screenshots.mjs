@@ -105,13 +105,17 @@ async function shootSignIn() {
     await page.goto(url.href);
     await page.waitForSelector('input[name=key]');
     await page.screenshot({ path: 'docs/oauth-sign-in.png', fullPage: true });
+    // The same page on a phone: the card inside the window (issue 47).
+    await page.setViewportSize({ width: 375, height: 720 });
+    await page.screenshot({ path: 'docs/oauth-sign-in-phone.png', fullPage: true });
+    await page.setViewportSize({ width: 720, height: 720 });
     await page.fill('input[name=key]', server.tokens.staffNoPii);
     await page.click('button:has-text("Sign in")');
     await page.waitForSelector('button[value=allow]');
     await page.screenshot({ path: 'docs/oauth-consent.png', fullPage: true });
+    // The page's sign-in card as a person meets it: what signing in does, the demo's accounts.
     await page.goto(`${at}/app`);
     await page.waitForSelector('#sign-in-oauth');
-    await page.click('summary');
     await page.screenshot({ path: 'docs/web-sign-in.png', fullPage: true });
     await page.close();
   } finally {
@@ -124,7 +128,7 @@ const only = process.argv[2];
 
 try {
   await shootSignIn();
-  console.log('wrote docs/oauth-{sign-in,consent}.png and docs/web-sign-in.png');
+  console.log('wrote docs/oauth-{sign-in,sign-in-phone,consent}.png and docs/web-sign-in.png');
   if (only === 'sign-in') process.exit(0);
   await shoot('web-home.png', h.tokens.staff, '');
   await shoot(
@@ -154,7 +158,8 @@ try {
     ready: '.record-list tbody tr',
   });
   // The records search (issue 36): a month's issued invoices, newest first, and a phone's
-  // timesheets awaiting approval with the workers' names beside their ids.
+  // timesheets awaiting approval with the workers' names beside their ids, the search folded to
+  // one line (issue 47).
   await shoot(
     'web-invoices-search.png',
     h.tokens.staff,
