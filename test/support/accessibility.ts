@@ -39,7 +39,13 @@ export async function seriousFindings(target: Page | Frame): Promise<Finding[]> 
     const axe = (
       window as unknown as { axe: { run(context: Document, options: object): Promise<Result> } }
     ).axe;
-    const result = await axe.run(document, {
+    // A long table's rows past the 25th, drawn by the same code as the first ones, are left out
+    // (an audit of 500 rows took 5 to 14 s a run); a row marked otherwise (a correction) stays.
+    const context = {
+      include: [['html']],
+      exclude: [['tbody tr:nth-child(n+26):not([class*="entry-"])']],
+    };
+    const result = await axe.run(context as unknown as Document, {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
       resultTypes: ['violations'],
     });

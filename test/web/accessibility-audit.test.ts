@@ -48,6 +48,24 @@ describe('the accessibility audit', { skip: skipWithoutChromium() }, () => {
     assert.deepEqual(await findings(FAULTY), ['button-name', 'color-contrast', 'label']);
   });
 
+  it("audits a long table's first 25 rows and its marked ones, not the plain rows past them", async () => {
+    const table = (faultAt: number, marked = '') =>
+      `<!doctype html><html lang="en"><head><title>table</title></head><body><main><table>
+<thead><tr><th>Id</th></tr></thead><tbody>${Array.from({ length: 40 }, (_, i) =>
+        i + 1 === faultAt
+          ? `<tr${marked}><td><button></button></td></tr>`
+          : `<tr><td>row ${i + 1}</td></tr>`,
+      ).join('')}</tbody></table></main></body></html>`;
+    assert.deepEqual(await findings(table(3)), ['button-name'], 'row 3 is audited');
+    assert.deepEqual(await findings(table(25)), ['button-name'], 'row 25 is audited');
+    assert.deepEqual(
+      await findings(table(30, ' class="entry-reversal"')),
+      ['button-name'],
+      'a marked row past 25 is audited',
+    );
+    assert.deepEqual(await findings(table(30)), [], 'a plain row past 25 is left out');
+  });
+
   it('finds nothing once they are mended', async () => {
     assert.deepEqual(await findings(MENDED), []);
   });
