@@ -2,7 +2,7 @@
 // Chromium against a server on the tiny seed (the tests' harness), with today set to the seed's
 // day on the server and in the browser, so relative periods have data. docs/before/ keeps the
 // page as it was before issue 22, for comparison.
-import { AS_OF, startHarness } from '../dist/test/support/harness.js';
+import { AS_OF, WS, startHarness } from '../dist/test/support/harness.js';
 import { launchBrowser, servePage, signIn } from '../dist/test/support/browser.js';
 import { appHostHtml, openView } from '../dist/test/support/app-host.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -15,7 +15,7 @@ const base = await h.app.listen({ host: '127.0.0.1', port: 0 });
 const browser = await launchBrowser();
 
 /** Signs in with a token, opens an address, waits until nothing is loading, and shoots. */
-async function shoot(file, token, hash, { width = 1280, ready = 'main h1' } = {}) {
+async function shoot(file, token, hash, { width = 1280, ready = 'main h1', fullPage = true } = {}) {
   const page = await browser.newPage();
   await page.clock.setFixedTime(NOON);
   await page.setViewportSize({ width, height: 900 });
@@ -27,7 +27,7 @@ async function shoot(file, token, hash, { width = 1280, ready = 'main h1' } = {}
   }
   await page.waitForSelector(ready);
   await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
-  await page.screenshot({ path: `docs/${file}`, fullPage: true });
+  await page.screenshot({ path: `docs/${file}`, fullPage });
   await page.close();
 }
 
@@ -170,13 +170,23 @@ try {
     width: 375,
     ready: '.record-list tbody tr .worker-name',
   });
+  // A consolidated invoice's lines at 1280 px: eleven fields in pairs, names under ids (issue 47).
+  const consolidated = await h.one(
+    `SELECT i.id FROM invoices i WHERE i.workspace_id = ? AND i.grouping_rule = 'consolidated'
+     ORDER BY (SELECT COUNT(*) FROM invoice_lines l WHERE l.invoice_id = i.id) DESC LIMIT 1`,
+    WS,
+  );
+  await shoot('web-invoice-lines.png', h.tokens.staff, `#/invoice/${consolidated.id}`, {
+    ready: '.record-page tbody tr .worker-name',
+    fullPage: false,
+  });
   await shoot('web-worker-home.png', h.tokens.worker, '', { ready: '.home' });
   await shoot('web-phone-dashboard.png', h.tokens.staff, '#/dashboard/program-operations', {
     width: 375,
     ready: '.tile .result',
   });
   console.log(
-    'wrote docs/web-{home,dashboard,explorer,invoices,invoices-search,phone-timesheets,worker-home,phone-dashboard}.png',
+    'wrote docs/web-{home,dashboard,explorer,invoices,invoices-search,invoice-lines,phone-timesheets,worker-home,phone-dashboard}.png',
   );
   await shootMcpApp();
   console.log('wrote docs/mcp-app-{report,changes}.png');

@@ -4,7 +4,8 @@ import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/accessibility.js';
 import { signIn, skipWithoutChromium } from '../support/browser.js';
 import { WS } from '../support/harness.js';
-import { livePages, open } from './record-pages.js';
+import { downloadCsv } from './drawn.js';
+import { livePages, open, tableIn } from './record-pages.js';
 
 /**
  * Every view of the page fits 320, 375 and 1280 px (issue 47): nothing scrolls the page sideways,
@@ -89,24 +90,59 @@ describe('tables and charts fit the width (sqlite)', { skip: skipWithoutChromium
       };
     });
 
-  for (const width of [1280, 375]) {
-    it(`at ${width} px a wide table keeps its first column in view and says it scrolls`, async () => {
-      const page = await at(width);
-      const { id } = await consolidated();
-      await open(page, `#/invoice/${id}`, '.record-page tbody tr');
-      const region = '.record-page .table-wrap';
-      const fit = await scrolledRight(page, region);
-      assert.ok(fit.wider, 'the lines are wider than the page');
-      assert.ok(await page.isVisible('.record-page .scroll-cue'), 'the cue is shown');
-      assert.ok(Math.abs(fit.firstLeft - fit.regionLeft) <= 1, JSON.stringify(fit));
-      assert.ok(fit.lastRight <= fit.regionRight + 1, 'the last column is reached');
-      // A list narrower than its region says nothing.
-      if (width === 1280) {
-        await open(page, '#/records/suppliers', '.record-list tbody tr');
-        assert.equal(await page.isVisible('.record-list .scroll-cue'), false);
-      }
+  it('at 375 px a wide table keeps its first column in view and says it scrolls', async () => {
+    const page = await at(375);
+    const { id } = await consolidated();
+    await open(page, `#/invoice/${id}`, '.record-page tbody tr');
+    const region = '.record-page .table-wrap';
+    const fit = await scrolledRight(page, region);
+    assert.ok(fit.wider, 'the lines are wider than the page');
+    assert.ok(await page.isVisible('.record-page .scroll-cue'), 'the cue is shown');
+    assert.ok(Math.abs(fit.firstLeft - fit.regionLeft) <= 1, JSON.stringify(fit));
+    assert.ok(fit.lastRight <= fit.regionRight + 1, 'the last column is reached');
+  });
+
+  it("at 1280 px an invoice's eleven line fields fit, paired, and the CSV has a column for each", async () => {
+    const page = await at(1280);
+    const { id } = await consolidated();
+    await open(page, `#/invoice/${id}`, '.record-page tbody tr .worker-name');
+    const fit = await scrolledRight(page, '.record-page .table-wrap');
+    assert.equal(fit.wider, false, `the lines fit 1280 px: ${JSON.stringify(fit)}`);
+    assert.equal(await page.isVisible('.record-page .scroll-cue'), false, 'no cue');
+    const fields = [
+      'Line',
+      'Description',
+      'Band',
+      'Quantity',
+      'Rate × multiplier',
+      'Amount',
+      'Source currency',
+      'Source',
+      'Source record',
+      'Worker',
+      'Org unit',
+      'Supplier',
+    ];
+    const { lines } = await downloadCsv(page, '.record-page button:text("Download CSV")');
+    assert.equal(lines[0], fields.join(','));
+    const table = await tableIn(page, '.record-page .table-wrap');
+    assert.deepEqual(table.headings, fields);
+    const first = table.rows[0].cells;
+    assert.equal(first.length, fields.length);
+    assert.equal(lines[1].split(',').length, fields.length, lines[1]);
+    assert.match(first[8], /^ts_/, 'the source record on its own');
+    // The worker's name under the id, the supplier's under its code: each line its own.
+    const stacked = await page.$eval('.record-page tbody tr:first-child', (row) => {
+      const top = (selector: string) => row.querySelector(selector)!.getBoundingClientRect().top;
+      return {
+        worker: top('.worker-name') > top('a[data-worker]'),
+        supplier: top('.supplier-name') > top('[data-supplier]'),
+      };
     });
-  }
+    assert.deepEqual(stacked, { worker: true, supplier: true });
+    await open(page, '#/records/suppliers', '.record-list tbody tr');
+    assert.equal(await page.isVisible('.record-list .scroll-cue'), false);
+  });
 
   it('at 1280 px long third-party text is clipped to one line, whole on hover and focus', async () => {
     const page = await at(1280);
@@ -118,7 +154,7 @@ describe('tables and charts fit the width (sqlite)', { skip: skipWithoutChromium
     const line = Math.min(...heights);
     assert.ok(
       heights.every((height) => height <= line * 1.5),
-      `every line one text line tall (${Math.max(...heights)} vs ${line})`,
+      `every line as tall as the others, none wrapped (${Math.max(...heights)} vs ${line})`,
     );
     const clipped = page.locator('.record-page td .third-party[tabindex="0"]').first();
     const whole = (await clipped.textContent()) ?? '';

@@ -13,20 +13,30 @@ import {
 
 /** What the record-page tests read off the page. */
 
-/** A table of the page as text: its headings, and per row its data-id, class and cells. */
 export interface Table {
   headings: string[];
   rows: { id: string; className: string; cells: string[] }[];
 }
+/**
+ * A table of the page as text: its headings, and per row its data-id, class and cells; a cell of
+ * two fields (an invoice's lines) counts as two, as in its CSV.
+ */
 export function tableIn(page: Page, scope: string): Promise<Table> {
-  return page.$eval(scope, (root) => ({
-    headings: [...root.querySelectorAll('thead th')].map((th) => th.textContent ?? ''),
-    rows: [...root.querySelectorAll('tbody tr')].map((tr) => ({
-      id: tr.getAttribute('data-id') ?? '',
-      className: tr.getAttribute('class') ?? '',
-      cells: [...(tr as HTMLTableRowElement).cells].map((td) => td.textContent ?? ''),
-    })),
-  }));
+  return page.$eval(scope, (root) => {
+    const texts = (cells: Iterable<Element>) =>
+      [...cells].flatMap((cell) => {
+        const parts = [...cell.querySelectorAll(':scope > .part')];
+        return (parts.length > 0 ? parts : [cell]).map((part) => part.textContent ?? '');
+      });
+    return {
+      headings: texts(root.querySelectorAll('thead th')),
+      rows: [...root.querySelectorAll('tbody tr')].map((tr) => ({
+        id: tr.getAttribute('data-id') ?? '',
+        className: tr.getAttribute('class') ?? '',
+        cells: texts((tr as HTMLTableRowElement).cells),
+      })),
+    };
+  });
 }
 export const column = (table: Table, heading: string) => {
   const at = table.headings.indexOf(heading);

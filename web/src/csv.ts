@@ -63,10 +63,16 @@ export const fileNameOf = (title: string) =>
     .replace(/^-+|-+$/g, '')
     .slice(0, 60) || 'report';
 
-/** A table's CSV as it reads on the page: its headings and each cell's text. */
+/**
+ * A table's CSV as it reads on the page: its headings and each cell's text; a cell of two parts
+ * (one field under another, record-fields.ts) gives a column to each.
+ */
 export function tableCsv(table: HTMLTableElement): string {
   const texts = (row: Element, cells: string) =>
-    [...row.querySelectorAll(cells)].map((cell) => cell.textContent ?? '');
+    [...row.querySelectorAll(cells)].flatMap((cell) => {
+      const parts = cell.querySelectorAll(':scope > .part');
+      return (parts.length > 0 ? [...parts] : [cell]).map((part) => part.textContent ?? '');
+    });
   const [head, ...rows] = [...table.rows];
   return csvOf(
     head ? texts(head, 'th') : [],

@@ -37,50 +37,61 @@ function lineQuantity(line: ApiRecord): string {
   return hours.format(q);
 }
 
+/**
+ * An invoice's lines: eleven fields, paired (Column.below) so that the table fits 1280 px with
+ * one column each for what a reader scans down (quantity, amount, worker, supplier); a phone
+ * scrolls the table inside itself.
+ */
 const LINE_COLUMNS: Column[] = [
   { heading: 'Line', value: (l) => plainId(l.id) },
-  { heading: 'Description', value: (l) => fieldValue(l, 'description') },
-  { heading: 'Band', value: (l) => words(l.band) },
-  { heading: 'Quantity', num: true, value: lineQuantity },
   {
-    heading: 'Rate',
-    num: true,
-    value: (l) =>
-      typeof l.rateCents === 'number' ? formatMoney(l.rateCents, String(l.currency)) : '—',
+    heading: 'Description',
+    value: (l) => fieldValue(l, 'description'),
+    below: { heading: 'Band', value: (l) => words(l.band) },
   },
   {
-    heading: 'Multiplier',
+    heading: 'Quantity',
     num: true,
-    value: (l) =>
-      typeof l.multiplierBp === 'number' ? `${hours.format(l.multiplierBp / 10000)}×` : '—',
+    value: lineQuantity,
+    below: {
+      heading: 'Rate × multiplier',
+      value: (l) =>
+        `${typeof l.rateCents === 'number' ? formatMoney(l.rateCents, String(l.currency)) : '—'} × ${
+          typeof l.multiplierBp === 'number' ? hours.format(l.multiplierBp / 10000) : '—'
+        }`,
+    },
   },
   {
     heading: 'Amount',
     num: true,
     value: (l) =>
-      h(
-        'span',
-        { class: 'amount' },
-        formatMoney(l.amountCents as number, String(l.currency)),
-        l.currencyMismatch === true
-          ? h('span', { class: 'flag' }, ' (source in another currency)')
-          : null,
-      ),
+      h('span', { class: 'amount' }, formatMoney(l.amountCents as number, String(l.currency))),
+    below: {
+      heading: 'Source currency',
+      value: (l) =>
+        l.currencyMismatch === true ? h('span', { class: 'flag' }, 'another currency') : '',
+    },
   },
   {
     heading: 'Source',
-    value: (l) =>
-      h(
-        'span',
-        {},
-        `${words(l.sourceType)} `,
+    value: (l) => words(l.sourceType),
+    below: {
+      heading: 'Source record',
+      value: (l) =>
         l.sourceType === 'timesheet' ? recordLink('timesheet', l.sourceRef) : plainId(l.sourceRef),
-      ),
+    },
   },
+  // A worker's and a supplier's name go under the id (records.css, .invoice-lines).
   { heading: 'Worker', value: (l) => workerLink(l.workerRef) },
   { heading: 'Org unit', value: (l) => fieldValue(l, 'orgUnitKey') },
   { heading: 'Supplier', value: (l) => fieldValue(l, 'supplierRef') },
 ];
+
+function linesTable(lines: ApiRecord[]): HTMLElement {
+  const table = recordTable('Invoice lines', LINE_COLUMNS, lines);
+  table.classList.add('invoice-lines');
+  return table;
+}
 
 /**
  * What is said under the lines: past the cut (more than 500) only that the total is the
@@ -140,7 +151,7 @@ export function invoiceDetail(item: InvoiceItem): HTMLElement {
     linesSummary(item),
     lines.length === 0
       ? h('p', { class: 'empty' }, 'No lines visible to this token.')
-      : recordTable('Invoice lines', LINE_COLUMNS, lines),
+      : linesTable(lines),
   );
 }
 
