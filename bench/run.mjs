@@ -1,5 +1,6 @@
 // `npm run bench [-- --quick]`: throughput and latency of the service against a minimal baseline
-// measured in the same run, on the medium seed, then reports, imports and loads (bench/loads.mjs:
+// measured in the same run, on the medium seed, then reports, imports, the many-timesheets bulk
+// load against a hand insert (bench/bulk-load.mjs) and loads (bench/loads.mjs:
 // imports into a copy while a server runs on it; `--quick`: 1 and 10,000 rows only), deletions and
 // erasure (bench/deletions.mjs), an OAuth access token against an access key (bench/oauth.mjs),
 // the access trail on against off and "who saw this worker" over 10 million events
@@ -22,6 +23,7 @@ import {
   timedLoad,
   waitFor,
 } from './lib.mjs';
+import { printBulkLoadTable } from './bulk-load.mjs';
 import { printLoadsTable } from './loads.mjs';
 import { printOAuthTable } from './oauth.mjs';
 import { printAuditTrailTable } from './audit-trail.mjs';
@@ -294,6 +296,8 @@ async function main() {
     const reportLatency = runBench('reports', ['--db', values.db, '--runs', String(REPORT_RUNS)]);
     log('import: a generated file of time entries');
     const importFigures = runBench('import', ['--rows', QUICK ? '50000' : '200000']);
+    log('bulk load: new timesheets with their entries into the small seed, against a hand insert');
+    const bulkLoad = runBench('bulk-load', ['--timesheets', QUICK ? '10000' : '100000']);
     log('loads: imports into a copy of the database while a server runs on it; a feed export');
     const loads = runBench('loads', [
       '--scale',
@@ -355,6 +359,7 @@ async function main() {
       seed: { ...SEED, ...seedFigures },
       reportLatency,
       import: importFigures,
+      bulkLoad,
       loads,
       oauth,
       auditTrail,
@@ -384,6 +389,7 @@ function printTable({
   reportLatency,
   seed,
   import: imported,
+  bulkLoad,
   loads,
   oauth,
   auditTrail,
@@ -422,6 +428,7 @@ function printTable({
   );
   if (seed) console.log(`seed: ${JSON.stringify(seed)}`);
   console.log(`import: ${JSON.stringify(imported)}`);
+  printBulkLoadTable(bulkLoad);
   printLoadsTable(loads);
   printOAuthTable(oauth);
   printAuditTrailTable(auditTrail);

@@ -27,7 +27,11 @@ import {
   WEBHOOK_DELIVERY_TABLES,
 } from './sql/webhook-delivery-tables.js';
 import { WEBHOOK_SUBSCRIPTIONS_TABLE } from './sql/webhook-subscriptions.js';
-import { REFRESH_REPORT_FACTS, REPORT_FACT_TABLES } from './sql/report-facts.js';
+import {
+  REFRESH_REPORT_FACTS,
+  REPORT_FACT_TABLES,
+  RETIRED_FACT_INDEXES,
+} from './sql/report-facts.js';
 import { FILL_PERIOD_ZONES, PERIOD_ZONES_TABLE } from './sql/period-zones.js';
 import type { Table } from './table.js';
 
@@ -419,6 +423,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { tables: AUDIT_TABLES_12, statements: [], only: 'postgres' },
   // 13: the trail's revealed workers by set (written once a day per set, not once per event).
   { tables: [AUDIT_SET_WORKERS_TABLE], statements: REVEALS_TO_SETS, only: 'postgres' },
+  // 14: the report facts' two covering indexes, which only the row store's reports read.
+  { tables: [], statements: RETIRED_FACT_INDEXES.map((name) => `DROP INDEX IF EXISTS ${name}`) },
 ];
 
 /** Every table of the schema by name. */

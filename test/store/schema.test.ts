@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TABLES } from '../../src/store/schema.js';
 import { FEED_TYPES } from '../../src/store/sql/change-log.js';
+import { RETIRED_FACT_INDEXES } from '../../src/store/sql/report-facts.js';
 import { baseType, isNotNull } from '../../src/store/table.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
@@ -253,3 +254,37 @@ for (const dialect of DIALECTS)
       assert.deepEqual(await db.all(reads), seeded);
     });
   });
+
+for (const dialect of DIALECTS)
+  describe(`migration 14: the report facts without their covering indexes, for a database of version 13 (${dialect})`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await openTestDatabase(dialect);
+    });
+    after(() => db.drop());
+
+    it('drops the two indexes, keeps every fact, and a new database never has them', async () => {
+      assert.deepEqual(await indexNames(db, 'report_time_entries').then(covering), []);
+      const facts = 'SELECT COUNT(*) AS n FROM report_time_entries';
+      const [before] = await db.all<{ n: number }>(facts);
+      assert.ok(Number(before.n) > 0);
+      // The database as schema version 13 left it.
+      const grouped = 'pay_code, kind, on_behalf, entry_mode, minutes, units';
+      for (const sql of [
+        `CREATE INDEX report_time_entries_org_unit ON report_time_entries (workspace_id, org_unit_key, ${grouped})`,
+        `CREATE INDEX report_time_entries_supplier ON report_time_entries (workspace_id, supplier_ref, ${grouped})`,
+        dialect === 'sqlite'
+          ? 'PRAGMA user_version = 13'
+          : 'DELETE FROM schema_version WHERE version >= 14',
+      ])
+        await db.store.run(sql);
+      assert.equal((await indexNames(db, 'report_time_entries').then(covering)).length, 2);
+      await db.store.migrate();
+      assert.deepEqual(await indexNames(db, 'report_time_entries').then(covering), []);
+      const [afterwards] = await db.all<{ n: number }>(facts);
+      assert.equal(Number(afterwards.n), Number(before.n));
+    });
+  });
+
+/** The covering indexes version 14 retired, among a table's indexes. */
+const covering = (names: string[]) => names.filter((name) => RETIRED_FACT_INDEXES.includes(name));

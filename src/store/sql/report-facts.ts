@@ -8,8 +8,16 @@ import type { Table } from '../table.js';
  * (src/store/load/); the migration that introduced them and `facts refresh` rebuild them whole.
  * LEFT JOINs keep an entry whose assignment, worker or timesheet is missing.
  */
-// Covering indexes for the usual groupings: a GROUP BY read in index order needs no sort.
-const GROUPED_ENTRY_COLUMNS = ['pay_code', 'kind', 'on_behalf', 'entry_mode', 'minutes', 'units'];
+/**
+ * Schema version 14 drops the two covering indexes of report_time_entries that versions 2-13
+ * kept (by org unit and by supplier): they were two of a new entry's seven B-tree writes and more
+ * than half of its bytes, for the row store's reports alone, which answer only while a columnar
+ * copy cannot (docs/performance.md, issue 45).
+ */
+export const RETIRED_FACT_INDEXES = [
+  'report_time_entries_org_unit',
+  'report_time_entries_supplier',
+];
 
 export const REPORT_FACT_TABLES: readonly Table[] = [
   {
@@ -33,14 +41,6 @@ export const REPORT_FACT_TABLES: readonly Table[] = [
     },
     primaryKey: ['workspace_id', 'work_date', 'id'],
     clustered: true,
-    indexes: {
-      report_time_entries_org_unit: {
-        columns: ['workspace_id', 'org_unit_key', ...GROUPED_ENTRY_COLUMNS],
-      },
-      report_time_entries_supplier: {
-        columns: ['workspace_id', 'supplier_ref', ...GROUPED_ENTRY_COLUMNS],
-      },
-    },
   },
   {
     name: 'report_invoice_lines',
