@@ -1,8 +1,10 @@
 // Runs every compiled test file with node's own runner, the files listed (rather than a glob).
 // Starts one throwaway PostgreSQL cluster for the run, so store, report and HTTP tests run on
 // both dialects; without the PostgreSQL binaries they run on SQLite alone (in CI that is a failure).
+// Seeded test databases and their columnar copies are made once per run (VMS_READ_TEST_TEMPLATES).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 function testFiles(dir) {
@@ -48,6 +50,11 @@ if (process.env.VMS_READ_TEST_DIALECTS !== 'sqlite') {
   }
 }
 
+// The tiny seed and its columnar copies, made once for the run by the first test that needs each
+// and copied by the rest (test/support/test-databases.ts).
+const templates = mkdtempSync(join(tmpdir(), 'vms-read-test-templates-'));
+env.VMS_READ_TEST_TEMPLATES = templates;
+
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 // A concise report on stdout (one line per file, failures in full, totals) and the whole TAP
 // report in a file; TEST_REPORTER=tap (or spec) prints that one instead.
@@ -67,4 +74,5 @@ const result = spawnSync(
 );
 if (process.env.TEST_REPORTER === undefined) console.log(`full TAP report: ${TAP_FILE}`);
 cluster?.destroy();
+rmSync(templates, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -98,6 +98,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const { store } = database;
   const facts = await openTestFacts(database, options.engine ?? 'columnar', {
     rollups: options.rollups,
+    asSeeded: true,
   });
   const { app, executor } = await createService({
     store,

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -7,7 +15,7 @@ import { seedStore } from '../../src/admin/seed.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { postgresDialect } from '../../src/store/postgres/postgres-dialect.js';
 import type { SqlStore } from '../../src/store/sql-store.js';
-import { openReportFacts, writeColumnarFacts } from '../../src/store/open-store.js';
+import { factsDirOf, openReportFacts, writeColumnarFacts } from '../../src/store/open-store.js';
 import type { ReportFacts } from '../../src/store/store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
@@ -31,6 +39,57 @@ export const GOLDEN_SETUPS: readonly { dialect: Dialect; rollups: boolean; label
   ...DIALECTS.map((dialect) => ({ dialect, rollups: true, label: dialect })),
   { dialect: 'sqlite', rollups: false, label: 'sqlite, rollups off' },
 ];
+
+/**
+ * A folder scripts/run-tests.mjs makes for the run and removes after it: the tiny seed as a
+ * SQLite file and the columnar copies of the seed, each made once per run by the first test
+ * process that needs it and copied by every other (a seed took about 1 s, a columnar copy 1.5 s,
+ * and a run opens a few hundred). Without it (a test file run alone) each is made in place.
+ */
+const TEMPLATES = process.env.VMS_READ_TEST_TEMPLATES;
+
+/**
+ * Makes `target` once, whichever process comes first: `make` writes into a folder of this
+ * process, which is renamed into place (a rename is atomic; a process that loses the race
+ * removes its own). Returns `target`.
+ */
+async function once(target: string, make: (into: string) => Promise<void>): Promise<string> {
+  if (existsSync(target)) return target;
+  const into = `${target}.${process.pid}-${randomUUID().slice(0, 8)}`;
+  mkdirSync(into, { recursive: true });
+  try {
+    await make(into);
+    try {
+      renameSync(into, target);
+    } catch (error) {
+      if (!existsSync(target)) throw error;
+    }
+  } finally {
+    rmSync(into, { recursive: true, force: true });
+  }
+  return target;
+}
+
+/** Copies a folder's files (not its folders) into another, made when missing. */
+function copyFiles(from: string, to: string, which: (name: string) => boolean = () => true) {
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from))
+    if (which(name)) copyFileSync(join(from, name), join(to, name));
+}
+
+/** The tiny seed as a SQLite file (`test.db` in the returned folder), once per run. */
+const sqliteTemplate = (templates: string) =>
+  once(join(templates, 'sqlite'), async (into) => {
+    const store = new SqliteStore(join(into, 'test.db'));
+    try {
+      await store.migrate();
+      await seedStore(store, TINY);
+    } finally {
+      await store.close();
+    }
+    // Only the database itself is copied: its side files (-oauth, -audit) are made on open.
+    for (const name of readdirSync(into)) if (name !== 'test.db') rmSync(join(into, name));
+  });
 
 export const AS_OF = '2026-06-30';
 export const TINY = { scale: 'tiny', seed: 7, asOf: AS_OF } as const;
@@ -97,9 +156,10 @@ export async function openTestDatabase(dialect: Dialect, seeded = true): Promise
     // A file, not :memory:, because report queries run on worker threads with their own connections.
     const dir = mkdtempSync(join(tmpdir(), 'vms-read-test-'));
     const db = join(dir, 'test.db');
+    if (seeded && TEMPLATES) copyFiles(await sqliteTemplate(TEMPLATES), dir);
     const store = new SqliteStore(db);
     await store.migrate();
-    if (seeded) await seedStore(store, TINY);
+    if (seeded && !TEMPLATES) await seedStore(store, TINY);
     return {
       ...rawQueries(async (sql, params) => store.all(sql, params)),
       dialect,
@@ -151,18 +211,29 @@ export async function openTestDatabase(dialect: Dialect, seeded = true): Promise
 export type TestFacts = ReportFacts & { close(): Promise<void> };
 
 /**
- * What a service over a test database reads reports from: the columnar copy (written now, in a
- * folder of its own that closing removes) or, for `row`, the store itself.
+ * What a service over a test database reads reports from: the columnar copy (in a folder of its
+ * own that closing removes) or, for `row`, the store itself. `asSeeded`: the database is the tiny
+ * seed as made, unchanged, so the copy is the run's one copy of the seed (TEMPLATES), copied;
+ * otherwise it is written now from the database.
  */
 export async function openTestFacts(
   database: TestDatabase,
   engine: ReportEngineName,
-  settings: { rollups?: boolean } = {},
+  settings: { rollups?: boolean; asSeeded?: boolean } = {},
 ): Promise<TestFacts> {
   if (engine === 'row') return openReportFacts(database.store, database.db, { engine });
   const root = mkdtempSync(join(tmpdir(), 'vms-read-facts-'));
-  await writeColumnarFacts(database.store, database.db, { root });
-  const facts = await openReportFacts(database.store, database.db, { root, ...settings });
+  const { store, db, dialect } = database;
+  if (settings.asSeeded && TEMPLATES) {
+    // The seed's base copy, written once from the first such database (every copy of the seed
+    // holds the same epoch and version, which the base's name carries).
+    const base = await once(join(TEMPLATES, `facts-${dialect}`), async (into) => {
+      await writeColumnarFacts(store, db, { root: into });
+    });
+    const [own] = readdirSync(base);
+    copyFiles(join(base, own), factsDirOf(db, root), (name) => /^base-.*\.duckdb$/.test(name));
+  } else await writeColumnarFacts(store, db, { root });
+  const facts = await openReportFacts(store, db, { root, rollups: settings.rollups });
   return {
     reportConcurrency: facts.reportConcurrency,
     reportEngine: () => facts.reportEngine(),
