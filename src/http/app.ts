@@ -80,6 +80,12 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** How long the listener must see no new connection before a drain closes it (drainAndClose). */
 const QUIET_MS = 40;
+/**
+ * How long a drain waits, after that, for a connection accepted before it to send its first
+ * request (a client connects, then writes: on a busy machine its write may come later than the
+ * quiet wait). A connection that sends nothing is closed at the end of it.
+ */
+const FIRST_REQUEST_GRACE_MS = 1000;
 
 /** /healthz answers 503 within 2 s while the store does not answer (README, DESIGN §4.1). */
 const HEALTH_DEADLINE_MS = 1500;
@@ -263,10 +269,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     watchAnswer,
   });
 
-  // Connections accepted so far: the drain keeps listening until none came for a while.
+  // Connections accepted so far: the drain keeps listening until none came for a while. Those
+  // that have not yet begun a request: the drain gives them a moment to send it.
   let connections = 0;
-  app.server.on('connection', () => {
+  const waiting = new Set<object>();
+  app.server.on('connection', (socket: import('node:net').Socket) => {
     connections++;
+    waiting.add(socket);
+    socket.once('close', () => waiting.delete(socket));
+  });
+  app.server.on('request', (request: import('node:http').IncomingMessage) => {
+    waiting.delete(request.socket);
   });
 
   app.decorate('drainAndClose', async (drainMs: number) => {
@@ -290,8 +303,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       } else if (++quietTurns >= 2 && monotonicNow() - quietSince >= QUIET_MS) break;
     }
     const closed = app.close();
+    // A connection accepted before the listener closed whose request has not come yet (or has
+    // come in part: the grace bounds it) has until the grace ends to begin it; each is answered.
+    const graceEnds = Math.min(deadline, monotonicNow() + FIRST_REQUEST_GRACE_MS);
+    while (waiting.size > 0 && monotonicNow() < graceEnds)
+      await new Promise((resolve) => setTimeout(resolve, QUIET_MS / 4));
     // Keep-alive connections with nothing in flight: closed now (any request they had sent was read
-    // and answered during the quiet wait).
+    // and answered meanwhile).
     app.server.closeIdleConnections();
     if (inFlight > 0) {
       await new Promise<void>((resolve) => {

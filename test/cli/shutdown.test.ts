@@ -144,6 +144,28 @@ describe('SIGTERM drains and exits 0 whatever clients hold open', { timeout: 120
     assert.equal(await exitOf(child), 0);
   });
 
+  it('answers a connection made before SIGTERM whose request comes a moment after it', async () => {
+    const { port, child } = await serve(10_000);
+    // Connected before the signal, its request written 200 ms after it, past the listener's
+    // quiet wait: a slow client, or one on a busy machine.
+    const late = await openSocket(port);
+    let text = '';
+    late.setEncoding('utf8');
+    late.on('data', (chunk: string) => (text += chunk));
+    const closed = new Promise((resolve) => late.once('close', resolve));
+    await sleep(100);
+    child.kill('SIGTERM');
+    await sleep(200);
+    late.write(
+      `GET /api/v1/workers?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    );
+    await closed;
+    const answer = parseRawAnswer(text);
+    assert.equal(answer.status, 503, answer.raw);
+    assert.equal(answer.body.error.code, 'unavailable');
+    assert.equal(await exitOf(child), 0);
+  });
+
   it('exits 0 at once with nothing in flight, with only a half-sent request open', async () => {
     const { port, child } = await serve();
     const halfSent = await openSocket(port);
