@@ -245,6 +245,13 @@ describe('the MCP Apps report view in a test host', { skip: skipWithoutChromium(
           width,
         );
         await frame.waitForFunction((px) => document.documentElement.clientWidth === px, width);
+        // A chart follows its frame's width a moment later (a resize observer): on a busy machine
+        // after the frame itself, so the width is read once it has settled (or after 5 s).
+        await frame
+          .waitForFunction((px) => document.documentElement.scrollWidth <= px, width, {
+            timeout: 5000,
+          })
+          .catch(() => {});
         const wide = await frame.evaluate(() => document.documentElement.scrollWidth);
         assert.ok(wide <= width, `${shape} at ${width} px: the view is ${wide} px wide`);
         await assertAccessible(frame, `the ${shape} view at ${width} px`);
