@@ -133,6 +133,28 @@ async function captureBodies(base, auth, ids) {
   return bodies;
 }
 
+/**
+ * True when the uncached service and the honest baseline send the same bytes for a page of
+ * workers and for twenty of them, but for the request id and the sealed cursor (random in each).
+ */
+async function sameAnswers(serviceBase, honestBase, auth, workers) {
+  const unsealed = (response) =>
+    template(response).then((body) => body.replace(/"nextCursor":"[^"]+"/, '"nextCursor":"@@"'));
+  const paths = [
+    '/api/v1/workers?limit=50',
+    ...workers.slice(0, 20).map((id) => `/api/v1/workers/item?id=${encodeURIComponent(id)}`),
+  ];
+  for (const path of paths) {
+    const [a, b] = await Promise.all(
+      [serviceBase, honestBase].map((base) =>
+        fetch(`${base}${path}`, { headers: auth }).then(unsealed),
+      ),
+    );
+    if (a !== b) return false;
+  }
+  return true;
+}
+
 /** True when the service and the baseline send bodies of the same bytes but for the request id. */
 async function compareBodies(serviceBase, baselineBase, auth, workerId) {
   const path = `/api/v1/workers/item?id=${encodeURIComponent(workerId)}`;
@@ -163,7 +185,8 @@ async function main() {
 
   const token = mintToken(values.db, 'ws_business');
   const auth = { authorization: `Bearer ${token}` };
-  const [servicePort, baselinePort, floorPort, uncachedPort] = [
+  const [servicePort, baselinePort, floorPort, uncachedPort, honestPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -179,8 +202,10 @@ async function main() {
   const serviceBase = `http://127.0.0.1:${servicePort}`;
   const baselineBase = `http://127.0.0.1:${baselinePort}`;
   const floorBase = `http://127.0.0.1:${floorPort}`;
+  const honestBase = `http://127.0.0.1:${honestPort}`;
   let baseline;
   let floor;
+  let honest;
   try {
     await waitFor(`${serviceBase}/healthz`);
     await waitFor(`${uncachedBase}/healthz`);
@@ -202,6 +227,10 @@ async function main() {
     ]);
     await waitFor(`${floorBase}/api/v1/workers`);
     const sameBytes = await compareBodies(serviceBase, baselineBase, auth, workers[0]);
+    // The uncached answers' yardstick: the same rows read and the same bytes made per request.
+    honest = start(['bench/uncached-baseline-server.mjs', values.db, String(honestPort)]);
+    await waitFor(`${honestBase}/healthz`);
+    const honestSameBytes = await sameAnswers(uncachedBase, honestBase, auth, workers);
     const rss = rssSampler(service.pid);
     const itemPath = (prefix, ids) => (i) =>
       `${prefix}?id=${encodeURIComponent(ids[i % ids.length])}`;
@@ -215,11 +244,13 @@ async function main() {
     const workloads = [
       {
         name: 'list_workers (page of 50)',
+        honest: true,
         service: { path: '/api/v1/workers?limit=50', headers: auth },
         baseline: { path: '/api/v1/workers' },
       },
       {
         name: 'get_worker',
+        honest: true,
         service: {
           path: '/api/v1/workers/item',
           pick: itemPath('/api/v1/workers/item', workers),
@@ -281,6 +312,7 @@ async function main() {
       const b = await load(baselineBase, w.baseline);
       const f = w.floor === false ? null : await load(floorBase, w.baseline);
       const u = await load(uncachedBase, w.service);
+      const hb = w.honest ? await load(honestBase, w.service) : null;
       results.push({
         name: w.name,
         service: s,
@@ -289,6 +321,7 @@ async function main() {
         ...(w.ofRestList ? { ofRestList: round(s.rps / results[0].service.rps, 2) } : {}),
         fastifyFloor: f && { ...f, ratio: round(f.rps / b.rps, 2) },
         uncached: { ...u, ratio: round(u.rps / b.rps, 2) },
+        ...(hb ? { honest: { ...hb, uncachedRatio: round(u.rps / hb.rps, 2) } } : {}),
       });
     }
 
@@ -366,6 +399,7 @@ async function main() {
       auditWorker,
       webhooks,
       baselineSendsSameBytes: sameBytes,
+      honestBaselineSendsSameBytes: honestSameBytes,
       workloads: results,
       peakRssMb,
       soak,
@@ -379,6 +413,7 @@ async function main() {
     service.kill('SIGTERM');
     baseline?.kill('SIGTERM');
     floor?.kill('SIGTERM');
+    honest?.kill('SIGTERM');
     uncached.kill('SIGTERM');
     db.close();
   }
@@ -401,11 +436,11 @@ function printTable({
   const pad = (x, n) => String(x).padEnd(n);
   const padl = (x, n) => String(x).padStart(n);
   console.log(
-    `\n${pad('workload', 58)}${padl('rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('base rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('ratio', 6)} | ${padl('uncached', 8)} | ${padl('bare Fastify', 12)}`,
+    `\n${pad('workload', 58)}${padl('rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('base rps', 9)}${padl('p50', 6)}${padl('p99', 6)} | ${padl('ratio', 6)} | ${padl('uncached', 8)} | ${padl('bare Fastify', 12)} | ${padl('uncached ÷ honest', 17)}`,
   );
   for (const w of workloads) {
     console.log(
-      `${pad(w.name, 58)}${padl(w.service.rps, 9)}${padl(w.service.p50Ms, 6)}${padl(w.service.p99Ms, 6)} | ${padl(w.baseline.rps, 9)}${padl(w.baseline.p50Ms, 6)}${padl(w.baseline.p99Ms, 6)} | ${padl(w.ratio, 6)} | ${padl(w.uncached.ratio, 8)} | ${padl(w.fastifyFloor?.ratio ?? '-', 12)}${w.ofRestList ? ` (${w.ofRestList} of REST's list)` : ''}`,
+      `${pad(w.name, 58)}${padl(w.service.rps, 9)}${padl(w.service.p50Ms, 6)}${padl(w.service.p99Ms, 6)} | ${padl(w.baseline.rps, 9)}${padl(w.baseline.p50Ms, 6)}${padl(w.baseline.p99Ms, 6)} | ${padl(w.ratio, 6)} | ${padl(w.uncached.ratio, 8)} | ${padl(w.fastifyFloor?.ratio ?? '-', 12)} | ${padl(w.honest ? `${w.honest.uncachedRatio} (${w.honest.rps})` : '-', 17)}${w.ofRestList ? ` (${w.ofRestList} of REST's list)` : ''}`,
     );
   }
   console.log(`\nreports on ${reportLatency.workspace} (ms):`);
