@@ -137,9 +137,7 @@ export async function bulkLoad({ timesheets = 100_000, scale = 'small' } = {}) {
         const into = join(dir, `hand-${round}.db`);
         log('inserting by hand');
         hands.push(baseline(files, into));
-        rmSync(into, { force: true });
-        rmSync(`${into}-wal`, { force: true });
-        rmSync(`${into}-shm`, { force: true });
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${into}${suffix}`, { force: true });
       };
       if (round === 1) hand();
       const { copy } = copyDatabase(seeded);

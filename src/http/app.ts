@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import Fastify, {
   LogController,
@@ -272,13 +274,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Connections accepted so far: the drain keeps listening until none came for a while. Those
   // that have not yet begun a request: the drain gives them a moment to send it.
   let connections = 0;
-  const waiting = new Set<object>();
-  app.server.on('connection', (socket: import('node:net').Socket) => {
+  const waiting = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
     connections++;
     waiting.add(socket);
     socket.once('close', () => waiting.delete(socket));
   });
-  app.server.on('request', (request: import('node:http').IncomingMessage) => {
+  app.server.on('request', (request: IncomingMessage) => {
     waiting.delete(request.socket);
   });
 

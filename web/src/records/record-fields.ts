@@ -101,32 +101,18 @@ export interface Column {
   below?: { heading: string; value: (record: ApiRecord) => Child };
 }
 
-/** A cell's parts: the field and, under it, the field it carries below (Column.below). */
-function cellOf(column: Column, record: ApiRecord): HTMLElement {
-  const { below } = column;
+/** A table cell of one field, or of two: the second on its own line under the first (Column.below). */
+function cellOf(tag: 'td' | 'th', column: Column, first: Child, second?: Child): HTMLElement {
+  const attributes = {
+    scope: tag === 'th' ? 'col' : undefined,
+    class: column.num ? 'num' : undefined,
+  };
+  if (!column.below) return h(tag, attributes, first);
   return h(
-    'td',
-    { class: column.num ? 'num' : undefined },
-    ...(below
-      ? [
-          h('span', { class: 'part' }, column.value(record)),
-          h('span', { class: 'part below' }, below.value(record)),
-        ]
-      : [column.value(record)]),
-  );
-}
-
-function headingOf(column: Column): HTMLElement {
-  const { below } = column;
-  return h(
-    'th',
-    { scope: 'col', class: column.num ? 'num' : undefined },
-    ...(below
-      ? [
-          h('span', { class: 'part' }, column.heading),
-          h('span', { class: 'part below' }, below.heading),
-        ]
-      : [column.heading]),
+    tag,
+    attributes,
+    h('span', { class: 'part' }, first),
+    h('span', { class: 'part below' }, second),
   );
 }
 
@@ -147,7 +133,11 @@ export function recordTable(
     h(
       'table',
       {},
-      h('thead', {}, h('tr', {}, ...columns.map(headingOf))),
+      h(
+        'thead',
+        {},
+        h('tr', {}, ...columns.map((c) => cellOf('th', c, c.heading, c.below?.heading))),
+      ),
       h(
         'tbody',
         {},
@@ -155,7 +145,7 @@ export function recordTable(
           h(
             'tr',
             { 'data-id': String(record[idKey]), class: rowClass(record) },
-            ...columns.map((c) => cellOf(c, record)),
+            ...columns.map((c) => cellOf('td', c, c.value(record), c.below?.value(record))),
           ),
         ),
       ),
