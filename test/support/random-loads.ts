@@ -212,6 +212,14 @@ export async function applyLoad(
   const writes: { table: DataTable; row: Row; changes?: { type: FeedType; id: string } }[] = [];
   const deletions: DeletionStep[] = [];
   const deleted: { table: DataTable; row: Row }[] = [];
+  // Nothing is written before the loop ends: a row picked twice is the same row, read once (a
+  // load of thousands of entries from one timesheet read it thousands of times).
+  const picked = new Map<string, Promise<Row>>();
+  const pick = (table: string, ws: string, n: number, where = '') => {
+    const key = `${table}\u0000${n}\u0000${where}`;
+    if (!picked.has(key)) picked.set(key, pickRow(store, table, ws, n, where));
+    return picked.get(key) as Promise<Row>;
+  };
   // Workers that tokens name stay: their tokens must keep working.
   const tokenWorkers = new Set(
     ((await store.all('SELECT worker_id FROM tokens WHERE worker_id IS NOT NULL')) as Row[]).map(
@@ -221,7 +229,7 @@ export async function applyLoad(
   for (const step of steps) {
     const update = async (table: (typeof UPDATABLE)[number], edit: Partial<Row>) => {
       const row: Row = {
-        ...(await pickRow(store, table, workspace, step.pick)),
+        ...(await pick(table, workspace, step.pick)),
         ...edit,
         updated_at: later(),
       } as Row;
@@ -255,7 +263,7 @@ export async function applyLoad(
         await update('approval_statuses', { state: step.state });
         break;
       case 'entry': {
-        const entry = await pickRow(store, 'time_entries', workspace, step.pick);
+        const entry = await pick('time_entries', workspace, step.pick);
         const row = {
           ...entry,
           id: `te_rand_${process.pid}_${++serial}`,
@@ -271,12 +279,12 @@ export async function applyLoad(
       }
       case 'line': {
         const on = step.consolidated ? ON_CONSOLIDATED : '';
-        const line = await pickRow(store, 'invoice_lines', workspace, step.pick, on);
+        const line = await pick('invoice_lines', workspace, step.pick, on);
         if (!line) break;
         const supplier =
           step.to === null || step.to === undefined
             ? line.supplier_ref
-            : (await pickRow(store, 'suppliers', workspace, step.to)).code;
+            : (await pick('suppliers', workspace, step.to)).code;
         const row = {
           ...line,
           id: `il_rand_${process.pid}_${++serial}`,
@@ -294,18 +302,18 @@ export async function applyLoad(
       case 'move': {
         // Another worker's id, or another supplier's code (an invoice: none, consolidated).
         if (step.table === 'timesheets') {
-          const worker = await pickRow(store, 'workers', workspace, step.to);
+          const worker = await pick('workers', workspace, step.to);
           await update('timesheets', { worker_id: worker.id });
         } else {
-          const supplier = await pickRow(store, 'suppliers', workspace, step.to);
+          const supplier = await pick('suppliers', workspace, step.to);
           const code = step.table === 'invoices' && step.to % 3 === 0 ? null : supplier.code;
           await update(step.table, { supplier_ref: code });
         }
         break;
       }
       case 'assign': {
-        const assignment = await pickRow(store, 'assignments', workspace, step.pick);
-        const supplier = await pickRow(store, 'suppliers', workspace, step.to);
+        const assignment = await pick('assignments', workspace, step.pick);
+        const supplier = await pick('suppliers', workspace, step.to);
         const row = {
           ...assignment,
           id: `asg_rand_${process.pid}_${++serial}`,
@@ -317,7 +325,7 @@ export async function applyLoad(
         break;
       }
       case 'delete': {
-        const row = await pickRow(store, step.table, workspace, step.pick);
+        const row = await pick(step.table, workspace, step.pick);
         if (step.table === 'workers' && tokenWorkers.has(String(row.id))) break;
         const doomed =
           step.table === 'workers' ? await workerClosure(store, row) : [{ table: step.table, row }];
@@ -349,11 +357,11 @@ export async function applyLoad(
       case 'same':
         writes.push({
           table: step.table,
-          row: await pickRow(store, step.table, workspace, step.pick),
+          row: await pick(step.table, workspace, step.pick),
         });
         break;
       case 'older': {
-        const row = await pickRow(store, step.table, workspace, step.pick);
+        const row = await pick(step.table, workspace, step.pick);
         writes.push({ table: step.table, row: { ...row, updated_at: '2000-01-01T00:00:00.000Z' } });
         break;
       }
