@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Frame, Page } from 'playwright-core';
@@ -23,8 +24,68 @@ export interface Finding {
   at: string[];
 }
 
-/** The serious and critical findings of axe-core in `target` (a page or a frame, e.g. a view). */
+/**
+ * Audits made by this test process, by the state they audited. The browser tests audit every
+ * state they reach, and most sign in anew for each test: the same sign-in card and home page were
+ * audited dozens of times a file, each first audit of a page also loading axe-core (650 kB, about
+ * half a second of a core). A state is what axe-core's findings depend on: the document as drawn
+ * (markup, form controls' values and checks, the style sheets' rules), where it is served from,
+ * the viewport, zoom, colour scheme, scroll and focus. `audits` counts the ones run.
+ */
+const audited = new Map<string, Finding[]>();
+export const audits = { run: 0, remembered: 0 };
+
+/** The state an audit of `target` depends on, hashed (see `audited`). */
+async function stateOf(target: Page | Frame): Promise<string> {
+  const state = await target.evaluate(() => {
+    const rules = [...document.styleSheets].map((sheet) => {
+      try {
+        return [...sheet.cssRules].map((rule) => rule.cssText).join('\n');
+      } catch {
+        return sheet.href; // another origin's sheet: its rules are not readable here
+      }
+    });
+    const controls = [...document.querySelectorAll('input, select, textarea')].map((control) => {
+      const field = control as HTMLInputElement;
+      return [field.value, field.checked];
+    });
+    const focused = document.activeElement;
+    return JSON.stringify([
+      location.origin,
+      location.pathname,
+      innerWidth,
+      innerHeight,
+      devicePixelRatio,
+      matchMedia('(prefers-color-scheme: dark)').matches,
+      scrollX,
+      scrollY,
+      focused ? [focused.tagName, [...document.querySelectorAll('*')].indexOf(focused)] : null,
+      controls,
+      rules,
+      document.documentElement.outerHTML,
+    ]);
+  });
+  return createHash('sha256').update(state).digest('hex');
+}
+
+/**
+ * The serious and critical findings of axe-core in `target` (a page or a frame, e.g. a view);
+ * a state this process audited before gets that audit's findings (see `audited`).
+ */
 export async function seriousFindings(target: Page | Frame): Promise<Finding[]> {
+  const state = await stateOf(target);
+  const known = audited.get(state);
+  if (known) {
+    audits.remembered++;
+    return known;
+  }
+  const findings = await audit(target);
+  audits.run++;
+  audited.set(state, findings);
+  return findings;
+}
+
+async function audit(target: Page | Frame): Promise<Finding[]> {
   const injected = await target.evaluate(() => 'axe' in window);
   if (!injected) await target.evaluate(AXE_SOURCE);
   return target.evaluate(async () => {

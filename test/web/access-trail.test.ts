@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { AuditTrail } from '../../src/audit/trail.js';
 import { assertAccessible } from '../support/accessibility.js';
-import { signIn, skipWithoutChromium } from '../support/browser.js';
+import { signedInAlready, skipWithoutChromium } from '../support/browser.js';
 import { personWith } from '../support/oauth-browser.js';
 import { registerClient, signIn as signInApp } from '../support/oauth-flow.js';
 import { column, livePages, open, tableIn } from './record-pages.js';
@@ -44,7 +44,7 @@ for (const dialect of ['sqlite'] as const) {
     async function signedIn(token: string, width = 1280): Promise<Page> {
       const page = await live.browser.newPage();
       await page.setViewportSize({ width, height: 900 });
-      await signIn(page, live.base, token);
+      await signedInAlready(page, live.base, token);
       return page;
     }
     /** Request ids the page shows, once the list of `hash` is drawn. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seriousFindings } from '../support/accessibility.js';
+import { audits, seriousFindings } from '../support/accessibility.js';
 import {
   launchBrowser,
   servePage,
@@ -64,6 +64,58 @@ describe('the accessibility audit', { skip: skipWithoutChromium() }, () => {
       'a marked row past 25 is audited',
     );
     assert.deepEqual(await findings(table(30)), [], 'a plain row past 25 is left out');
+  });
+
+  it('audits a state once, and anew once its markup, a style rule, a field, the width or the colour scheme changed', async () => {
+    // Faults only at 375 px and in a dark scheme (grey on white), and one a rule can add.
+    const html = `<!doctype html><html lang="en"><head><title>states</title><style>
+p { color: #4a4a4a; background: #ffffff }
+@media (max-width: 400px) { p.narrow { color: #b0b0b0 } }
+@media (prefers-color-scheme: dark) { p.dark { color: #b0b0b0 } }
+</style></head><body><main><p class="narrow dark">Text</p><p class="ruled">More text</p>
+<label for="q">Query</label><input id="q" type="text"></main></body></html>`;
+    const server = await servePage(html);
+    servers.push(server);
+    const open = async () => {
+      const page = await browser.newPage();
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto(server.origin);
+      return page;
+    };
+    const rules = async (page: Awaited<ReturnType<typeof open>>) => {
+      const before = { ...audits };
+      const found = (await seriousFindings(page)).map((f) => f.rule).sort();
+      return {
+        found,
+        run: audits.run - before.run,
+        remembered: audits.remembered - before.remembered,
+      };
+    };
+    const page = await open();
+    assert.deepEqual(await rules(page), { found: [], run: 1, remembered: 0 });
+    assert.deepEqual(
+      await rules(await open()),
+      { found: [], run: 0, remembered: 1 },
+      'the same state',
+    );
+
+    await page.fill('#q', 'typed');
+    assert.deepEqual(await rules(page), { found: [], run: 1, remembered: 0 }, "a field's value");
+    await page.evaluate(() => document.styleSheets[0]?.insertRule('p.ruled { color: #b0b0b0 }'));
+    assert.deepEqual(await rules(page), { found: ['color-contrast'], run: 1, remembered: 0 });
+    await page.evaluate(() => document.styleSheets[0]?.deleteRule(0));
+    assert.deepEqual(await rules(page), { found: [], run: 0, remembered: 1 }, 'the rule gone');
+    await page.evaluate(() =>
+      document.querySelector('main')?.append(document.createElement('button')),
+    );
+    assert.deepEqual(await rules(page), { found: ['button-name'], run: 1, remembered: 0 });
+    await page.evaluate(() => document.querySelector('main button')?.remove());
+
+    await page.setViewportSize({ width: 375, height: 800 });
+    assert.deepEqual(await rules(page), { found: ['color-contrast'], run: 1, remembered: 0 });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.deepEqual(await rules(page), { found: ['color-contrast'], run: 1, remembered: 0 });
   });
 
   it('finds nothing once they are mended', async () => {

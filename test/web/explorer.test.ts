@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import {
   launchBrowser,
-  signIn,
+  signedInAlready,
   skipWithoutChromium,
   type TestBrowser,
 } from '../support/browser.js';
@@ -152,7 +152,7 @@ describe('the explorer in a real browser', { skip: skipWithoutChromium() }, () =
     page.on('console', (m) => {
       if (m.type() === 'error') errors.push(`${m.text()} (${m.location().url})`);
     });
-    await signIn(page, base, h.tokens.staff);
+    await signedInAlready(page, base, h.tokens.staff);
     await page.click('nav a[href="#/explorer"]');
     await page.waitForSelector('#ex-metric-hours_worked');
     await assertAccessible(page, 'the explorer');

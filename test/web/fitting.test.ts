@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/accessibility.js';
-import { signIn, skipWithoutChromium } from '../support/browser.js';
+import { signedInAlready, skipWithoutChromium } from '../support/browser.js';
 import { WS } from '../support/harness.js';
 import { downloadCsv } from './drawn.js';
 import { livePages, open, tableIn } from './record-pages.js';
@@ -21,7 +21,7 @@ describe('tables and charts fit the width (sqlite)', { skip: skipWithoutChromium
   async function at(width: number): Promise<Page> {
     const page = await live.browser.newPage();
     await page.setViewportSize({ width, height: 900 });
-    await signIn(page, live.base, live.h.tokens.staff);
+    await signedInAlready(page, live.base, live.h.tokens.staff);
     return page;
   }
   const consolidated = () =>
@@ -58,6 +58,16 @@ describe('tables and charts fit the width (sqlite)', { skip: skipWithoutChromium
   }
 
   it('every view fits 320, 375 and 1280 px: nothing scrolls the page sideways', async () => {
+    // The sign-in card first: the views below are opened signed in already.
+    const card = await live.browser.newPage();
+    await card.goto(`${live.base}/app`);
+    await card.waitForSelector('#token', { state: 'attached' });
+    for (const width of [320, 375, 1280]) {
+      await card.setViewportSize({ width, height: 800 });
+      const wide = await card.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(wide <= width, `the sign-in card at ${width} px: the page is ${wide} px wide`);
+      await assertAccessible(card, `the sign-in card at ${width} px`);
+    }
     const views = await everyView();
     const page = await at(1280);
     for (const width of [320, 375, 1280]) {

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { eraseWorker } from '../../src/admin/erase.js';
-import { signIn, skipWithoutChromium } from '../support/browser.js';
+import { signedInAlready, skipWithoutChromium } from '../support/browser.js';
 import { WS } from '../support/harness.js';
 import { livePages, open } from './record-pages.js';
 
@@ -37,7 +37,7 @@ describe('names follow the data (sqlite)', { skip: skipWithoutChromium() }, () =
     );
     const page = await live.browser.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
-    await signIn(page, live.base, live.h.tokens.staff);
+    await signedInAlready(page, live.base, live.h.tokens.staff);
     const getWorker: string[] = [];
     page.on('request', (request) => {
       if (request.url().includes(`/api/v1/workers/item?id=${worker.id}`))

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { signIn, skipWithoutChromium } from '../support/browser.js';
+import { signedInAlready, skipWithoutChromium } from '../support/browser.js';
 import { DIALECTS, WS } from '../support/harness.js';
 import { column, livePages, open, tableIn } from './record-pages.js';
 
@@ -38,7 +38,7 @@ for (const dialect of DIALECTS) {
     async function signedIn(token: string): Promise<Page> {
       const page = await live.browser.newPage();
       await page.setViewportSize({ width: 1280, height: 900 });
-      await signIn(page, live.base, token);
+      await signedInAlready(page, live.base, token);
       return page;
     }
     /** Submits the list's search and waits for the page of its answer. */

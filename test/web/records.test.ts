@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createToken } from '../../src/auth/tokens.js';
-import { signIn, skipWithoutChromium } from '../support/browser.js';
+import { signedInAlready, skipWithoutChromium } from '../support/browser.js';
 import { DIALECTS, WS } from '../support/harness.js';
 import { downloadCsv } from './drawn.js';
 import { column, livePages, open, tableIn } from './record-pages.js';
@@ -111,7 +111,7 @@ for (const dialect of DIALECTS) {
     async function signedIn(token: string, width = 1200): Promise<Page> {
       const page = await live.browser.newPage();
       await page.setViewportSize({ width, height: 800 });
-      await signIn(page, live.base, token);
+      await signedInAlready(page, live.base, token);
       return page;
     }
     const cardsOf = (page: Page) =>

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertAccessible } from '../support/accessibility.js';
-import { signIn, skipWithoutChromium } from '../support/browser.js';
+import { signedInAlready, skipWithoutChromium } from '../support/browser.js';
 import { WS } from '../support/harness.js';
 import { livePages, open } from './record-pages.js';
 
@@ -19,7 +19,7 @@ describe('the records search fits the screen (sqlite)', { skip: skipWithoutChrom
   async function at(width: number, height = 900): Promise<Page> {
     const page = await live.browser.newPage();
     await page.setViewportSize({ width, height });
-    await signIn(page, live.base, live.h.tokens.staff);
+    await signedInAlready(page, live.base, live.h.tokens.staff);
     return page;
   }
 
