@@ -135,6 +135,70 @@ for (const dialect of DIALECTS)
         before = [last.at, last.chainId, last.seq];
       }
       assert.deepEqual(paged, newestFirst);
+      // A page of thousands (the CLI's, read day by day): the same order, from any place, in
+      // any period.
+      const big = async (extra: object) =>
+        (
+          await records.listAuditEvents({
+            workspaceId: WS,
+            workerId: worker,
+            limit: 5000,
+            ...extra,
+          })
+        ).map((e) => `${e.chainId}:${e.seq}`);
+      assert.deepEqual(await big({}), newestFirst);
+      const tenth = written[9];
+      assert.deepEqual(
+        await big({ before: [tenth.at, tenth.chainId, tenth.seq] }),
+        newestFirst.slice(10),
+      );
+      const [since, until] = [start + DAY + 1000, start + 3 * DAY];
+      assert.deepEqual(
+        await big({ since, until }),
+        written.filter((e) => e.at >= since && e.at < until).map((e) => `${e.chainId}:${e.seq}`),
+      );
+    });
+
+    it("reads a worker's pages of thousands day by day, each page full until the last", async () => {
+      const records = h.store.auditTrail();
+      const worker = 'wkr_many';
+      const chainId = 'chain_many';
+      const start = (Math.floor(Date.now() / DAY) - 3) * DAY;
+      await records.startAuditChain({ chainId, startedAt: start, anchor: 'x', firstSeq: 1 });
+      // 2,600 events over four days, a set of its own every seventh (the rest one shared set).
+      const events = Array.from({ length: 2600 }, (_, i) => ({
+        chainId,
+        seq: i + 1,
+        at: start + Math.floor(i / 650) * DAY + (i % 650) * 1000,
+        workspaceId: WS,
+        clientId: null,
+        operation: 'get_worker',
+        revealedSet: i % 7 === 0 ? `set_many_${i}` : 'set_many_shared',
+        event: JSON.stringify({ i }),
+        prev: 'x',
+        hash: `h${i}`,
+        workers: [worker],
+      }));
+      await records.appendAuditEvents(events);
+      const pages: number[][] = [];
+      let before: readonly [number, string, number] | undefined;
+      for (;;) {
+        const page = await records.listAuditEvents({
+          workspaceId: WS,
+          workerId: worker,
+          before,
+          limit: 1100,
+        });
+        pages.push(page.map((e) => e.seq));
+        if (page.length < 1100) break;
+        const last = page[page.length - 1];
+        before = [last.at, last.chainId, last.seq];
+      }
+      assert.deepEqual(
+        pages.map((page) => page.length),
+        [1100, 1100, 400],
+      );
+      assert.deepEqual(pages.flat(), events.map((e) => e.seq).reverse());
     });
   });
 
