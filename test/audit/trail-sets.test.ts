@@ -13,6 +13,7 @@ import type { AuditTrail } from '../../src/audit/trail.js';
 import { verifyTrail } from '../../src/audit/verify.js';
 import { createIndexSql, createTableSql } from '../../src/store/dialect.js';
 import { AUDIT_TABLES_12 } from '../../src/store/sql/audit/audit-tables.js';
+import type { StoredAuditEvent } from '../../src/store/sql/audit/audit-records.js';
 import { auditSqlOf } from '../support/audit.js';
 import { DIALECTS, get, startHarness, WS, type Harness } from '../support/harness.js';
 
@@ -88,6 +89,21 @@ for (const dialect of DIALECTS)
       assert.equal(await count('SELECT COUNT(*) AS n FROM audit_events'), 0);
     });
 
+    /** A worker's events page after page of `limit`, each page as listed. */
+    async function pagesOf(worker: string, limit: number) {
+      const pages: StoredAuditEvent[][] = [];
+      let before: readonly [number, string, number] | undefined;
+      for (;;) {
+        const page = await h.store
+          .auditTrail()
+          .listAuditEvents({ workspaceId: WS, workerId: worker, before, limit });
+        pages.push(page);
+        if (page.length < limit) return pages;
+        const last = page[page.length - 1];
+        before = [last.at, last.chainId, last.seq];
+      }
+    }
+
     it("pages a worker's events over several days newest first, each once", async () => {
       // Two chains' events over four days, some at the same instant, the worker in sets that
       // repeat across days (a page read again tomorrow) and in sets of their own.
@@ -120,22 +136,9 @@ for (const dialect of DIALECTS)
       const newestFirst = written
         .sort((a, b) => b.at - a.at || (b.chainId < a.chainId ? -1 : 1) || b.seq - a.seq)
         .map((e) => `${e.chainId}:${e.seq}`);
-      const paged: string[] = [];
-      let before: readonly [number, string, number] | undefined;
-      for (;;) {
-        const page = await records.listAuditEvents({
-          workspaceId: WS,
-          workerId: worker,
-          before,
-          limit: 3,
-        });
-        paged.push(...page.map((e) => `${e.chainId}:${e.seq}`));
-        if (page.length < 3) break;
-        const last = page[page.length - 1];
-        before = [last.at, last.chainId, last.seq];
-      }
+      const paged = (await pagesOf(worker, 3)).flat().map((e) => `${e.chainId}:${e.seq}`);
       assert.deepEqual(paged, newestFirst);
-      // A page of thousands (the CLI's, read day by day): the same order, from any place, in
+      // A page of thousands (the CLI's, read in one pass): the same order, from any place, in
       // any period.
       const big = async (extra: object) =>
         (
@@ -159,7 +162,7 @@ for (const dialect of DIALECTS)
       );
     });
 
-    it("reads a worker's pages of thousands day by day, each page full until the last", async () => {
+    it("pages a worker's events a thousand and more at a time, each page full until the last", async () => {
       const records = h.store.auditTrail();
       const worker = 'wkr_many';
       const chainId = 'chain_many';
@@ -180,20 +183,7 @@ for (const dialect of DIALECTS)
         workers: [worker],
       }));
       await records.appendAuditEvents(events);
-      const pages: number[][] = [];
-      let before: readonly [number, string, number] | undefined;
-      for (;;) {
-        const page = await records.listAuditEvents({
-          workspaceId: WS,
-          workerId: worker,
-          before,
-          limit: 1100,
-        });
-        pages.push(page.map((e) => e.seq));
-        if (page.length < 1100) break;
-        const last = page[page.length - 1];
-        before = [last.at, last.chainId, last.seq];
-      }
+      const pages = (await pagesOf(worker, 1100)).map((page) => page.map((e) => e.seq));
       assert.deepEqual(
         pages.map((page) => page.length),
         [1100, 1100, 400],
