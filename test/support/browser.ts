@@ -89,6 +89,11 @@ export async function signIn(page: Page, base: string, token: string): Promise<v
   if (folded) await folded.click();
   await page.fill('#token', token);
   await page.click('form.sign-in button[type=submit]');
+  await signedInShown(page);
+}
+
+/** Resolves once the page shows the signed-in header and has loaded what it shows, audited. */
+async function signedInShown(page: Page): Promise<void> {
   await page.waitForSelector('#sign-out:not([hidden])');
   await page.waitForFunction(() => document.querySelectorAll('main .loading').length === 0);
   await assertAccessible(page, 'the page signed in');
@@ -114,8 +119,6 @@ export async function signedInAlready(
     sessionStorage.setItem('vms-read-token', key);
   }, token);
   await page.goto(`${base}/app${hash}`);
-  await page.waitForSelector('#sign-out:not([hidden])');
-  if (hash !== '') return;
-  await page.waitForFunction(() => document.querySelectorAll('main .loading').length === 0);
-  await assertAccessible(page, 'the page signed in');
+  if (hash === '') await signedInShown(page);
+  else await page.waitForSelector('#sign-out:not([hidden])');
 }

@@ -215,9 +215,9 @@ export async function applyLoad(
   // Nothing is written before the loop ends: a row picked twice is the same row, read once (a
   // load of thousands of entries from one timesheet read it thousands of times).
   const picked = new Map<string, Promise<Row>>();
-  const pick = (table: string, ws: string, n: number, where = '') => {
+  const pick = (table: string, n: number, where = '') => {
     const key = `${table}\u0000${n}\u0000${where}`;
-    if (!picked.has(key)) picked.set(key, pickRow(store, table, ws, n, where));
+    if (!picked.has(key)) picked.set(key, pickRow(store, table, workspace, n, where));
     return picked.get(key) as Promise<Row>;
   };
   // Workers that tokens name stay: their tokens must keep working.
@@ -229,7 +229,7 @@ export async function applyLoad(
   for (const step of steps) {
     const update = async (table: (typeof UPDATABLE)[number], edit: Partial<Row>) => {
       const row: Row = {
-        ...(await pick(table, workspace, step.pick)),
+        ...(await pick(table, step.pick)),
         ...edit,
         updated_at: later(),
       } as Row;
@@ -263,7 +263,7 @@ export async function applyLoad(
         await update('approval_statuses', { state: step.state });
         break;
       case 'entry': {
-        const entry = await pick('time_entries', workspace, step.pick);
+        const entry = await pick('time_entries', step.pick);
         const row = {
           ...entry,
           id: `te_rand_${process.pid}_${++serial}`,
@@ -279,12 +279,12 @@ export async function applyLoad(
       }
       case 'line': {
         const on = step.consolidated ? ON_CONSOLIDATED : '';
-        const line = await pick('invoice_lines', workspace, step.pick, on);
+        const line = await pick('invoice_lines', step.pick, on);
         if (!line) break;
         const supplier =
           step.to === null || step.to === undefined
             ? line.supplier_ref
-            : (await pick('suppliers', workspace, step.to)).code;
+            : (await pick('suppliers', step.to)).code;
         const row = {
           ...line,
           id: `il_rand_${process.pid}_${++serial}`,
@@ -302,18 +302,18 @@ export async function applyLoad(
       case 'move': {
         // Another worker's id, or another supplier's code (an invoice: none, consolidated).
         if (step.table === 'timesheets') {
-          const worker = await pick('workers', workspace, step.to);
+          const worker = await pick('workers', step.to);
           await update('timesheets', { worker_id: worker.id });
         } else {
-          const supplier = await pick('suppliers', workspace, step.to);
+          const supplier = await pick('suppliers', step.to);
           const code = step.table === 'invoices' && step.to % 3 === 0 ? null : supplier.code;
           await update(step.table, { supplier_ref: code });
         }
         break;
       }
       case 'assign': {
-        const assignment = await pick('assignments', workspace, step.pick);
-        const supplier = await pick('suppliers', workspace, step.to);
+        const assignment = await pick('assignments', step.pick);
+        const supplier = await pick('suppliers', step.to);
         const row = {
           ...assignment,
           id: `asg_rand_${process.pid}_${++serial}`,
@@ -325,7 +325,7 @@ export async function applyLoad(
         break;
       }
       case 'delete': {
-        const row = await pick(step.table, workspace, step.pick);
+        const row = await pick(step.table, step.pick);
         if (step.table === 'workers' && tokenWorkers.has(String(row.id))) break;
         const doomed =
           step.table === 'workers' ? await workerClosure(store, row) : [{ table: step.table, row }];
@@ -357,11 +357,11 @@ export async function applyLoad(
       case 'same':
         writes.push({
           table: step.table,
-          row: await pick(step.table, workspace, step.pick),
+          row: await pick(step.table, step.pick),
         });
         break;
       case 'older': {
-        const row = await pick(step.table, workspace, step.pick);
+        const row = await pick(step.table, step.pick);
         writes.push({ table: step.table, row: { ...row, updated_at: '2000-01-01T00:00:00.000Z' } });
         break;
       }
