@@ -5,11 +5,15 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { assertAccessible } from './accessibility.js';
 
 /**
- * A real browser for tests that need one (CORS, web pages): Debian's `chromium` package, driven
- * by `playwright-core` (the driver alone, no downloaded browser: the machines have no internet).
- * `.ci/run` installs the package.
+ * A real browser for tests that need one (CORS, web pages): Chromium's headless shell, Debian's
+ * `chromium-headless-shell` package (the same Blink and V8 as `chromium`, without the desktop
+ * browser around them: what Playwright itself runs for headless tests), driven by
+ * `playwright-core` (the driver alone, no downloaded browser: the machines have no internet).
+ * `.ci/run` installs the package. The browser tests took half the CPU the full `chromium` took
+ * (docs/performance.md, "The suite's time"); VMS_READ_TEST_CHROMIUM=/usr/bin/chromium runs them
+ * in that one instead.
  */
-export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM = process.env.VMS_READ_TEST_CHROMIUM ?? '/usr/bin/chromium-headless-shell';
 
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 
@@ -21,7 +25,7 @@ export function skipWithoutChromium(): string | false {
   return (
     !existsSync(CHROMIUM) &&
     !ci &&
-    `Chromium not installed at ${CHROMIUM}: apt-get install chromium (CI installs it)`
+    `Chromium not installed at ${CHROMIUM}: apt-get install chromium-headless-shell (CI installs it)`
   );
 }
 
