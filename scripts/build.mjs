@@ -81,3 +81,8 @@ for (const root of ROOTS) {
   }
 }
 if (removed > 0) console.error(`build: removed ${removed} compiled files whose source is gone`);
+
+// The command and its worker threads bundled (scripts/build-cli.mjs), from the files just
+// compiled; dist/src/cli/main.js runs the bundle when it is there.
+const { buildCliBundle } = await import('./build-cli.mjs');
+await buildCliBundle();

@@ -3,4 +3,5 @@
  * never reads one (`audit worker`, `token create`, …) starts without it (about a tenth of a
  * second of Node's start on this machine).
  */
-export const duckdb = (): Promise<typeof import('@duckdb/node-api')> => import('@duckdb/node-api');
+export const duckdb = (): Promise<typeof import('./duckdb-instance.js')> =>
+  import('./duckdb-instance.js');
