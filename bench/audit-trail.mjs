@@ -30,7 +30,10 @@ import {
 } from './lib.mjs';
 import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
+/** Run, not imported for its table by bench/run.mjs (whose command line is not this one's). */
+const RUN_AS_SCRIPT = import.meta.url === pathToFileURL(process.argv[1]).href;
 const { values } = parseArgs({
+  args: RUN_AS_SCRIPT ? process.argv.slice(2) : [],
   options: {
     db: { type: 'string' },
     scale: { type: 'string', default: 'medium' },
@@ -214,7 +217,7 @@ export function printAuditTrailTable({ results, eventsWritten }) {
   console.log(`events the trail-on servers wrote: ${eventsWritten}`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href)
+if (RUN_AS_SCRIPT)
   main().catch((error) => {
     console.error(error);
     process.exit(1);

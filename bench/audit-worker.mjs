@@ -33,7 +33,10 @@ import {
   writeFormatted,
 } from './lib.mjs';
 
+/** Run, not imported for its table by bench/run.mjs (whose command line is not this one's). */
+const RUN_AS_SCRIPT = import.meta.url === pathToFileURL(process.argv[1]).href;
 const { values } = parseArgs({
+  args: RUN_AS_SCRIPT ? process.argv.slice(2) : [],
   options: {
     events: { type: 'string', default: '10000000' },
     workers: { type: 'string', default: '10000' },
@@ -305,7 +308,7 @@ export function printAuditWorkerTable({ events, build, results }) {
   );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href)
+if (RUN_AS_SCRIPT)
   main().catch((error) => {
     console.error(error);
     process.exit(1);
