@@ -6,16 +6,17 @@
 // only when it runs (esbuild's splitting keeps the dispatcher's dynamic imports as chunks).
 //
 // Outside the bundle: the native modules (better-sqlite3, DuckDB's bindings), pg's optional
-// native binding, and pino (it starts its transports' workers from files beside its own). The bundle sits two
-// folders below dist/, like the compiled modules it is made of, so the paths they compute from
-// their own address (`../../web/`, the worker files `./…-worker.js` beside them) stay true.
+// native binding, and pino (it starts its transports' workers from files beside its own). The
+// bundle sits two folders below dist/, like the compiled modules it is made of, so the paths they
+// compute from their own address (`../../web/`, the worker files `./…-worker.js` beside them)
+// stay true.
 //
 // Rebuilt only when one of its inputs (esbuild's list of every file it read) changed since.
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
-export const CLI_BUNDLE = 'dist/bundle/cli';
+const CLI_BUNDLE = 'dist/bundle/cli';
 const INPUTS = join(CLI_BUNDLE, 'inputs.json');
 
 /** What is bundled: the command's entry, and each worker thread's file (started by its path). */

@@ -20,7 +20,7 @@ if (major < NEEDED_MAJOR) {
 // start costs about a tenth less CPU after its first run (0.66 -> 0.56 s user for --version on a
 // 2-core machine). NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 module.enableCompileCache?.();
-// The build bundles the command (scripts/build-cli.mjs): a few files in place of about 2,000
+// The build bundles the command (scripts/build-cli.mjs): some sixty files in place of about 2,000
 // modules, a server's start a fifth shorter. Run from the sources (npm run dev), or from a build
 // without it, the command runs from its compiled modules, which are the same code.
 const bundled = new URL('../../bundle/cli/dispatch.js', import.meta.url);
