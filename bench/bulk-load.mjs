@@ -3,7 +3,9 @@
 // against the same files read and inserted by hand into a fresh SQLite file
 // (bench/bulk-load-baseline.mjs), measured in the same run. Rows per second of each (timesheets
 // and entries together), the ratio, each process's peak RSS, and the database's growth per row.
-// Usage: npm run build && node bench/bulk-load.mjs [--timesheets 100000] [--scale small]
+// With --pg the same load into a throwaway PostgreSQL cluster seeded alike, against the files sent
+// through COPY by hand (bench/bulk-load-copy-baseline.mjs).
+// Usage: npm run build && node bench/bulk-load.mjs [--timesheets 100000] [--scale small] [--pg]
 //        [--out F]
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
@@ -14,7 +16,15 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ENTRY_COLUMNS, runImport, WORKSPACE, writeCsv } from './load-files.mjs';
 import { copyDatabase, removeCopy } from './load-server.mjs';
-import { benchDb, benchSeed, ensureSeeded, log, peakRssMbOf, round } from './lib.mjs';
+import {
+  benchDb,
+  benchSeed,
+  ensureSeeded,
+  log,
+  peakRssMbOf,
+  round,
+  seededDatabase,
+} from './lib.mjs';
 
 const ENTRIES_PER_TIMESHEET = 10;
 /** A new record's creation time: fixed, so runs compare; after the seed's as-of date. */
@@ -104,25 +114,89 @@ export async function writeFiles(db, dir, timesheets) {
   return bytes + entryBytes;
 }
 
-/** The hand-written insert of the same files into a fresh file, under /usr/bin/time. */
-function baseline(dir, into) {
-  const result = spawnSync(
-    '/usr/bin/time',
-    ['-v', process.execPath, 'bench/bulk-load-baseline.mjs', dir, into, WORKSPACE],
-    { encoding: 'utf8' },
-  );
-  if (result.status !== 0) throw new Error(`baseline failed: ${result.stderr}`);
+/** A script under /usr/bin/time: its JSON answer and its peak RSS. */
+function timed(script, args) {
+  const result = spawnSync('/usr/bin/time', ['-v', process.execPath, script, ...args], {
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`${script} failed: ${result.stderr}`);
+  return { ...JSON.parse(result.stdout), peakRssMb: peakRssMbOf(result.stderr) };
+}
+
+/**
+ * Where the loads go, SQLite: each import into a copy of the seeded file; by hand into a fresh
+ * file (bench/bulk-load-baseline.mjs).
+ */
+function sqliteTarget(seeded, dir) {
   return {
-    ...JSON.parse(result.stdout),
-    peakRssMb: peakRssMbOf(result.stderr),
-    bytes: sizeOf(into),
+    name: 'SQLite',
+    byHand: 'prepared INSERTs in one transaction into a fresh file',
+    copy: async () => {
+      const { copy } = copyDatabase(seeded);
+      return { db: copy, size: async () => sizeOf(copy), remove: async () => removeCopy(copy) };
+    },
+    hand: async (files, round) => {
+      const into = join(dir, `hand-${round}.db`);
+      const run = timed('bench/bulk-load-baseline.mjs', [files, into, WORKSPACE]);
+      run.bytes = sizeOf(into);
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${into}${suffix}`, { force: true });
+      return run;
+    },
+    stop: async () => {},
   };
 }
 
-export async function bulkLoad({ timesheets = 100_000, scale = 'small' } = {}) {
+/**
+ * PostgreSQL: a throwaway cluster seeded at the scale (the same seed as the SQLite file the
+ * files are drawn from, so the same ids), each import into a database made from it as a template,
+ * by hand through COPY into a fresh database (bench/bulk-load-copy-baseline.mjs). Growth is
+ * pg_database_size's.
+ */
+async function postgresTarget(scale) {
+  const { cluster } = await seededDatabase({ scale, pg: true }, 'bulk_seeded');
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  const urlOf = (name) => cluster.url.replace(/\/postgres$/, `/${name}`);
+  const size = async (name) =>
+    Number((await admin.query(`SELECT pg_database_size('${name}') AS b`)).rows[0].b);
+  const fresh = async (name, template) => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+    return urlOf(name);
+  };
+  return {
+    name: 'PostgreSQL',
+    byHand: 'COPY of the files in one transaction into a fresh database',
+    copy: async () => {
+      const db = await fresh('bulk_copy', 'bulk_seeded');
+      return {
+        db,
+        size: () => size('bulk_copy'),
+        remove: () => admin.query('DROP DATABASE bulk_copy'),
+      };
+    },
+    hand: async (files, round) => {
+      const name = `bulk_hand_${round}`;
+      await fresh(name);
+      const empty = await size(name);
+      const run = timed('bench/bulk-load-copy-baseline.mjs', [files, urlOf(name), WORKSPACE]);
+      run.bytes = run.bytes - empty;
+      await admin.query(`DROP DATABASE ${name}`);
+      return run;
+    },
+    stop: async () => {
+      await admin.end();
+      await cluster.stop();
+    },
+  };
+}
+
+export async function bulkLoad({ timesheets = 100_000, scale = 'small', pg = false } = {}) {
   const seeded = benchDb(scale);
   ensureSeeded(seeded, benchSeed(scale));
   const dir = mkdtempSync(join(tmpdir(), 'vms-read-bulk-load-'));
+  const target = pg ? await postgresTarget(scale) : sqliteTarget(seeded, dir);
   try {
     const files = join(dir, 'files');
     mkdirSync(files);
@@ -133,32 +207,32 @@ export async function bulkLoad({ timesheets = 100_000, scale = 'small' } = {}) {
     const imports = [];
     const hands = [];
     for (let round = 0; round < 2; round++) {
-      const hand = () => {
-        const into = join(dir, `hand-${round}.db`);
-        log('inserting by hand');
-        hands.push(baseline(files, into));
-        for (const suffix of ['', '-wal', '-shm']) rmSync(`${into}${suffix}`, { force: true });
+      const hand = async () => {
+        log(`by hand (${target.name})`);
+        hands.push(await target.hand(files, round));
       };
-      if (round === 1) hand();
-      const { copy } = copyDatabase(seeded);
-      const before = sizeOf(copy);
-      log('importing');
-      const load = await runImport(copy, files);
+      if (round === 1) await hand();
+      const copy = await target.copy();
+      const before = await copy.size();
+      log(`importing (${target.name})`);
+      const load = await runImport(copy.db, files);
       const counts = load.answer.counts;
       const taken = counts.timesheets.inserted + counts.time_entries.inserted;
       if (taken !== rows) throw new Error(`the import inserted ${taken} of ${rows} rows`);
       imports.push({
         seconds: load.seconds,
         peakRssMb: load.peakRssMb,
-        grown: sizeOf(copy) - before,
+        grown: (await copy.size()) - before,
       });
-      removeCopy(copy);
-      if (round === 0) hand();
+      await copy.remove();
+      if (round === 0) await hand();
     }
     const best = (runs) => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
     const load = best(imports);
     const hand = best(hands);
     return {
+      store: target.name,
+      byHandIs: target.byHand,
       scale,
       timesheets,
       entries: timesheets * ENTRIES_PER_TIMESHEET,
@@ -181,6 +255,7 @@ export async function bulkLoad({ timesheets = 100_000, scale = 'small' } = {}) {
       ratio: round(hand.seconds / load.seconds, 2),
     };
   } finally {
+    await target.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -189,7 +264,7 @@ export async function bulkLoad({ timesheets = 100_000, scale = 'small' } = {}) {
 export function printBulkLoadTable(result) {
   const { import: load, byHand } = result;
   console.log(
-    `\nMany timesheets (${result.timesheets} timesheets, ${result.entries} entries, ${round(result.csvBytes / 1e6)} MB of CSV, into ${result.scale}):`,
+    `\nMany timesheets (${result.timesheets} timesheets, ${result.entries} entries, ${round(result.csvBytes / 1e6)} MB of CSV, into ${result.scale}, ${result.store}; by hand: ${result.byHandIs}):`,
   );
   console.log('| load | seconds | rows/s | peak RSS MB | bytes per row |');
   console.log('| --- | ---: | ---: | ---: | ---: |');
@@ -200,7 +275,9 @@ export function printBulkLoadTable(result) {
     `| by hand | ${byHand.seconds} | ${byHand.rowsPerSecond} | ${byHand.peakRssMb} | ${byHand.bytesPerRow} |`,
   );
   console.log(
-    `ratio (import ÷ by hand, rows/s): ${result.ratio}× (target 0.6×, and 200,000 rows/s)`,
+    result.store === 'PostgreSQL'
+      ? `ratio (import ÷ COPY by hand, rows/s): ${result.ratio}× (target 0.5×)`
+      : `ratio (import ÷ by hand, rows/s): ${result.ratio}× (target 0.6×, and 200,000 rows/s)`,
   );
 }
 
@@ -209,10 +286,15 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     options: {
       timesheets: { type: 'string', default: '100000' },
       scale: { type: 'string', default: 'small' },
+      pg: { type: 'boolean', default: false },
       out: { type: 'string' },
     },
   });
-  const result = await bulkLoad({ timesheets: Number(values.timesheets), scale: values.scale });
+  const result = await bulkLoad({
+    timesheets: Number(values.timesheets),
+    scale: values.scale,
+    pg: values.pg,
+  });
   console.log(JSON.stringify(result, null, 2));
   printBulkLoadTable(result);
   if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);

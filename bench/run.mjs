@@ -1,6 +1,6 @@
 // `npm run bench [-- --quick]`: throughput and latency of the service against a minimal baseline
 // measured in the same run, on the medium seed, then reports, imports, the many-timesheets bulk
-// load against a hand insert (bench/bulk-load.mjs) and loads (bench/loads.mjs:
+// load against a hand insert, and into PostgreSQL against a hand COPY (bench/bulk-load.mjs), loads (bench/loads.mjs:
 // imports into a copy while a server runs on it; `--quick`: 1 and 10,000 rows only), deletions and
 // erasure (bench/deletions.mjs), an OAuth access token against an access key (bench/oauth.mjs),
 // the access trail on against off and "who saw this worker" over 10 million events
@@ -49,8 +49,8 @@ const SEED = benchSeed(values.scale);
 values.db ??= benchDb(values.scale);
 
 /** Runs another benchmark script of this folder and returns the JSON it writes. */
-function runBench(script, args) {
-  const out = `bench/data/${script}.json`;
+function runBench(script, args, name = script) {
+  const out = `bench/data/${name}.json`;
   const result = spawnSync(process.execPath, [`bench/${script}.mjs`, ...args, '--out', out], {
     encoding: 'utf8',
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -331,6 +331,12 @@ async function main() {
     const importFigures = runBench('import', ['--rows', QUICK ? '50000' : '200000']);
     log('bulk load: new timesheets with their entries into the small seed, against a hand insert');
     const bulkLoad = runBench('bulk-load', ['--timesheets', QUICK ? '10000' : '100000']);
+    log('bulk load into PostgreSQL, against a hand-written COPY of the same files');
+    const bulkLoadPg = runBench(
+      'bulk-load',
+      ['--pg', '--timesheets', QUICK ? '10000' : '100000'],
+      'bulk-load-pg',
+    );
     log('loads: imports into a copy of the database while a server runs on it; a feed export');
     const loads = runBench('loads', [
       '--scale',
@@ -393,6 +399,7 @@ async function main() {
       reportLatency,
       import: importFigures,
       bulkLoad,
+      bulkLoadPg,
       loads,
       oauth,
       auditTrail,
@@ -425,6 +432,7 @@ function printTable({
   seed,
   import: imported,
   bulkLoad,
+  bulkLoadPg,
   loads,
   oauth,
   auditTrail,
@@ -464,6 +472,7 @@ function printTable({
   if (seed) console.log(`seed: ${JSON.stringify(seed)}`);
   console.log(`import: ${JSON.stringify(imported)}`);
   printBulkLoadTable(bulkLoad);
+  if (bulkLoadPg) printBulkLoadTable(bulkLoadPg);
   printLoadsTable(loads);
   printOAuthTable(oauth);
   printAuditTrailTable(auditTrail);

@@ -40,8 +40,14 @@ export class LoadConflictError extends Error {
   }
 }
 
-/** Ids looked up, and statements written, at once. */
+/** Ids looked up at once. */
 const CHUNK = 500;
+
+/**
+ * Rows written together (a COPY on PostgreSQL), their change log and facts' scratch rows too;
+ * it bounds every statement's list of ids (SQLite takes 32,766 parameters at most).
+ */
+const WRITE_CHUNK = 5000;
 
 /** Records remembered as already in this load's change log, at most. */
 const RECORDED_KEPT = 200_000;
@@ -121,8 +127,8 @@ export class LoadWriter {
         table,
         (fresh = !this.departures.deletionsHeld && (await this.isEmpty(table))),
       );
-    for (let start = 0; start < rows.length; start += CHUNK) {
-      const chunk = rows.slice(start, start + CHUNK);
+    for (let start = 0; start < rows.length; start += WRITE_CHUNK) {
+      const chunk = rows.slice(start, start + WRITE_CHUNK);
       if (fresh) await this.insertNew(table, chunk);
       else await this.upsert(table, chunk);
     }
@@ -147,11 +153,14 @@ export class LoadWriter {
   private async upsert(table: DataTable, rows: readonly Row[]): Promise<void> {
     const columns = columnNames(tableOf(table));
     const stored = new Map<string, Row>();
-    const found = await this.session.all(
-      `SELECT ${columns.join(', ')} FROM ${table} WHERE id IN (${placeholders(rows.length)})`,
-      rows.map((r) => r.id),
-    );
-    for (const row of found) stored.set(String(row.id), row as Row);
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      const ids = rows.slice(start, start + CHUNK).map((r) => r.id);
+      const found = await this.session.all(
+        `SELECT ${columns.join(', ')} FROM ${table} WHERE id IN (${placeholders(ids.length)})`,
+        ids,
+      );
+      for (const row of found) stored.set(String(row.id), row as Row);
+    }
     const gone = await this.departures.deletedBefore(table, rows, stored);
     const versionColumn = VERSION_COLUMN[table];
     const inserted: Row[] = [];
@@ -191,12 +200,11 @@ export class LoadWriter {
     if (written.length === 0) return;
     if (table === 'assignments' && !this.deferChangeLog)
       await this.departures.links.touch([...written, ...updated.map((u) => u.old)]);
-    await this.session.insertRows(
-      table,
-      columns,
-      written.map((r) => columns.map((c) => r[c] ?? null)),
-      ['id'],
-    );
+    // New rows as new (PostgreSQL copies them in), then the updates as upserts by id.
+    const values = (rows: readonly Row[]) => rows.map((r) => columns.map((c) => r[c] ?? null));
+    await this.session.insertRows(table, columns, values(inserted));
+    if (updated.length > 0)
+      await this.session.insertRows(table, columns, values(updated.map((u) => u.row)), ['id']);
     this.counts[table].inserted += inserted.length;
     this.counts[table].updated += updated.length;
     this.changed = true;

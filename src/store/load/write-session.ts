@@ -5,7 +5,7 @@ type Row = Record<string, unknown>;
 /**
  * One open write transaction, as the load writer uses it: the shared SQL (`?` placeholders) and
  * a bulk insert each store does its fastest way (SQLite: one prepared statement run per row;
- * PostgreSQL: multi-row INSERTs).
+ * PostgreSQL: COPY for new rows, multi-row INSERTs for upserts).
  */
 export interface WriteSession {
   readonly dialect: Dialect;

@@ -8,6 +8,7 @@ import { SqlStore } from '../sql-store.js';
 import { TABLES_HOLDING_NAMES } from '../sql/erasure.js';
 import type { FactSnapshot, PoolState, Row } from '../store.js';
 import { insertSql, migrationSql } from '../dialect.js';
+import { copyRows } from './copy-rows.js';
 import { postgresDialect } from './postgres-dialect.js';
 
 /** Errors that mean the database is out of reach, not that the query was wrong. */
@@ -342,7 +343,15 @@ export class PostgresStore extends SqlStore {
         all: async (sql, params) => (await query(sql, params)).rows as Row[],
         run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
         insertRows: async (table, columns, rows, conflictKey, onConflict) => {
-          // Multi-row INSERTs of up to ~60,000 parameters (PostgreSQL's limit is 65,535).
+          if (!conflictKey) {
+            // Rows known to be new: one COPY stream (copy-rows.ts).
+            try {
+              return await copyRows(client, table, columns, rows);
+            } catch (error) {
+              throw translate(error);
+            }
+          }
+          // Upserts: multi-row INSERTs of up to ~60,000 parameters (PostgreSQL's limit is 65,535).
           const perStatement = Math.max(1, Math.floor(60_000 / columns.length));
           for (let start = 0; start < rows.length; start += perStatement) {
             const chunk = rows.slice(start, start + perStatement);
