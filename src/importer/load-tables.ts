@@ -3,14 +3,12 @@ import { LoadConflictError } from '../store/load/load-writer.js';
 import type { Deletion, LoadResult, LoadOptions } from '../store/load/load.js';
 import { DELETIONS } from './import-tables.js';
 import type { AdminWrites } from '../store/store.js';
-import type { Row } from '../store/sink.js';
 import type { ImportSource } from './check-rows.js';
 import type { ImportProblem } from './import-problems.js';
 import { checkRow, type RowOptions } from './row-rules.js';
 import { streamSource } from './source-files.js';
 
-/** Rows handed to the load writer at once. */
-const BATCH = 5000;
+const BATCH = 1000;
 
 /** A file gave a problem on the load pass that the check pass did not see: it changed between. */
 export class SourceChangedError extends Error {
@@ -51,7 +49,6 @@ export async function loadSources(
   try {
     for (const source of sources) {
       const { file, table, format } = source;
-      const pending: Row[] = [];
       for await (const rows of streamSource(source, source.text(), changed)) {
         const checked = rows.map(({ line, values }) => {
           const { row, problems } = checkRow(table, values, { ...options, format });
@@ -69,13 +66,13 @@ export async function loadSources(
               line,
             })),
           );
-        else {
-          // The file's chunks gathered into batches of BATCH rows: a round trip per batch.
-          for (const { row } of checked) pending.push(row);
-          if (pending.length >= BATCH) await sink.insert(table, pending.splice(0));
-        }
+        else
+          for (let start = 0; start < checked.length; start += BATCH)
+            await sink.insert(
+              table,
+              checked.slice(start, start + BATCH).map((c) => c.row),
+            );
       }
-      if (pending.length > 0 && table !== DELETIONS) await sink.insert(table, pending.splice(0));
     }
     return await sink.finish();
   } catch (error) {

@@ -40,14 +40,8 @@ export class LoadConflictError extends Error {
   }
 }
 
-/** Ids looked up at once. */
+/** Ids looked up, and statements written, at once. */
 const CHUNK = 500;
-
-/**
- * Rows written together (a COPY on PostgreSQL), their change log and facts' scratch rows too;
- * it bounds every statement's list of ids (SQLite takes 32,766 parameters at most).
- */
-const WRITE_CHUNK = 5000;
 
 /** Records remembered as already in this load's change log, at most. */
 const RECORDED_KEPT = 200_000;
@@ -127,8 +121,8 @@ export class LoadWriter {
         table,
         (fresh = !this.departures.deletionsHeld && (await this.isEmpty(table))),
       );
-    for (let start = 0; start < rows.length; start += WRITE_CHUNK) {
-      const chunk = rows.slice(start, start + WRITE_CHUNK);
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      const chunk = rows.slice(start, start + CHUNK);
       if (fresh) await this.insertNew(table, chunk);
       else await this.upsert(table, chunk);
     }
@@ -153,14 +147,11 @@ export class LoadWriter {
   private async upsert(table: DataTable, rows: readonly Row[]): Promise<void> {
     const columns = columnNames(tableOf(table));
     const stored = new Map<string, Row>();
-    for (let start = 0; start < rows.length; start += CHUNK) {
-      const ids = rows.slice(start, start + CHUNK).map((r) => r.id);
-      const found = await this.session.all(
-        `SELECT ${columns.join(', ')} FROM ${table} WHERE id IN (${placeholders(ids.length)})`,
-        ids,
-      );
-      for (const row of found) stored.set(String(row.id), row as Row);
-    }
+    const found = await this.session.all(
+      `SELECT ${columns.join(', ')} FROM ${table} WHERE id IN (${placeholders(rows.length)})`,
+      rows.map((r) => r.id),
+    );
+    for (const row of found) stored.set(String(row.id), row as Row);
     const gone = await this.departures.deletedBefore(table, rows, stored);
     const versionColumn = VERSION_COLUMN[table];
     const inserted: Row[] = [];
