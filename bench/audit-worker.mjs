@@ -23,6 +23,7 @@ import { auditEvents } from '../dist/src/admin/audit.js';
 import { openStore } from '../dist/src/store/open-store.js';
 import {
   CLI,
+  commandRun,
   cli,
   freePort,
   log,
@@ -192,11 +193,22 @@ function timeCommand(worker) {
   let lines = 0;
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
-    const result = spawnSync(
-      process.execPath,
-      [CLI, 'audit', 'worker', '--db', values.db, '--workspace', WS, '--worker', worker, '--json'],
-      { encoding: 'utf8', maxBuffer: 1024 * 2 ** 20 },
-    );
+    const command = commandRun(CLI, [
+      'audit',
+      'worker',
+      '--db',
+      values.db,
+      '--workspace',
+      WS,
+      '--worker',
+      worker,
+      '--json',
+    ]);
+    const result = spawnSync(process.execPath, command.args, {
+      encoding: 'utf8',
+      maxBuffer: 1024 * 2 ** 20,
+      env: command.env,
+    });
     times.push(performance.now() - t0);
     if (result.status !== 0) throw new Error(result.stderr);
     lines = result.stdout.split('\n').filter(Boolean).length;

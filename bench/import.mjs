@@ -15,7 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CLI, cli, log } from './lib.mjs';
+import { CLI, cli, commandRun, log } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -86,14 +86,11 @@ try {
 
   log('importing');
   const started = performance.now();
-  const child = spawn(
-    '/usr/bin/time',
-    ['-v', process.execPath, CLI, 'import', '--db', db, '--workspace', 'ws_business', files],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}) },
-    },
-  );
+  const command = commandRun(CLI, ['import', '--db', db, '--workspace', 'ws_business', files]);
+  const child = spawn('/usr/bin/time', ['-v', process.execPath, ...command.args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...command.env, ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}) },
+  });
   let stderr = '';
   let stdout = '';
   child.stdout.on('data', (d) => (stdout += d));

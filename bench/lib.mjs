@@ -32,6 +32,18 @@ export function commandOf(cliPath) {
 
 export const { env: COMMAND_ENV, flags: NODE_FLAGS } = commandOf(CLI);
 
+/**
+ * `vms-read` as an operator's shell runs it (the command's first line: its environment and
+ * Node's flags), for spawning under /usr/bin/time or directly: `args` to follow the Node binary,
+ * `env` for the child. A plain `node main.js` would leave out the flags (the heap's young
+ * generation unbounded, malloc's arenas many), and its memory would not be the command's.
+ */
+export function commandRun(cliPath = CLI, args = []) {
+  const { env, flags } =
+    cliPath === CLI ? { env: COMMAND_ENV, flags: NODE_FLAGS } : commandOf(cliPath);
+  return { args: [...flags, cliPath, ...args], env: { ...env, ...process.env } };
+}
+
 /** This checkout's build, as `spawnServer` runs it (bench/open-internet/build.mjs: another's). */
 const THIS_BUILD = { cli: CLI, env: COMMAND_ENV, flags: NODE_FLAGS, dir: undefined };
 
@@ -158,9 +170,11 @@ export function cpuMicros(pid) {
  * stdout; throws with its stderr when it fails.
  */
 export function cli(args, cliPath = CLI) {
-  const result = spawnSync(process.execPath, [cliPath, ...args], {
+  const command = commandRun(cliPath, args);
+  const result = spawnSync(process.execPath, command.args, {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
+    env: command.env,
   });
   if (result.status !== 0) throw new Error(`vms-read ${args.join(' ')}: ${result.stderr}`);
   return result.stdout;
@@ -194,25 +208,23 @@ export function ensureSeeded(db, seed, cliPath = CLI) {
   mkdirSync('bench/data', { recursive: true });
   log(`seeding ${db} (scale ${seed.scale}); reused by later runs`);
   const started = Date.now();
-  const result = spawnSync(
-    '/usr/bin/time',
-    [
-      '-v',
-      process.execPath,
-      cliPath,
-      'seed',
-      '--db',
-      db,
-      '--scale',
-      seed.scale,
-      '--seed',
-      seed.seed,
-      '--as-of',
-      seed.asOf,
-      '--force',
-    ],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
+  const command = commandRun(cliPath, [
+    'seed',
+    '--db',
+    db,
+    '--scale',
+    seed.scale,
+    '--seed',
+    seed.seed,
+    '--as-of',
+    seed.asOf,
+    '--force',
+  ]);
+  const result = spawnSync('/usr/bin/time', ['-v', process.execPath, ...command.args], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: command.env,
+  });
   if (result.status !== 0) throw new Error(`seed failed: ${result.stderr}`);
   const seconds = (Date.now() - started) / 1000;
   const summary = JSON.parse(result.stdout);

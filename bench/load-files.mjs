@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, statSync } from 'node:fs';
-import { CLI, peakRssMbOf } from './lib.mjs';
+import { CLI, commandRun, peakRssMbOf } from './lib.mjs';
 
 /** The biggest workspace of every scale: its plan's page is 100, the loads target is set for it. */
 export const WORKSPACE = 'ws_enterprise';
@@ -178,11 +178,11 @@ export async function runImport(db, dir, cliPath = CLI) {
  * `cliPath`: this build's by default): `exited` resolves with its exit code, stdout and stderr.
  */
 export function spawnImport(db, dir, cliPath = CLI) {
-  const child = spawn(
-    '/usr/bin/time',
-    ['-v', process.execPath, cliPath, 'import', '--db', db, '--workspace', WORKSPACE, dir],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const command = commandRun(cliPath, ['import', '--db', db, '--workspace', WORKSPACE, dir]);
+  const child = spawn('/usr/bin/time', ['-v', process.execPath, ...command.args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: command.env,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
