@@ -156,7 +156,12 @@ async function postgresTarget(scale) {
   const { cluster } = await seededDatabase({ scale, pg: true }, 'bulk_seeded');
   const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: cluster.url });
-  await admin.connect();
+  try {
+    await admin.connect();
+  } catch (error) {
+    cluster.destroy();
+    throw error;
+  }
   const urlOf = (name) => cluster.url.replace(/\/postgres$/, `/${name}`);
   const size = async (name) =>
     Number((await admin.query(`SELECT pg_database_size('${name}') AS b`)).rows[0].b);
@@ -185,9 +190,10 @@ async function postgresTarget(scale) {
       await admin.query(`DROP DATABASE ${name}`);
       return run;
     },
+    // The cluster stopped and its folder removed.
     stop: async () => {
-      await admin.end();
-      await cluster.stop();
+      await admin.end().catch(() => {});
+      cluster.destroy();
     },
   };
 }
@@ -196,8 +202,9 @@ export async function bulkLoad({ timesheets = 100_000, scale = 'small', pg = fal
   const seeded = benchDb(scale);
   ensureSeeded(seeded, benchSeed(scale));
   const dir = mkdtempSync(join(tmpdir(), 'vms-read-bulk-load-'));
-  const target = pg ? await postgresTarget(scale) : sqliteTarget(seeded, dir);
+  let target = null;
   try {
+    target = pg ? await postgresTarget(scale) : sqliteTarget(seeded, dir);
     const files = join(dir, 'files');
     mkdirSync(files);
     log(`writing ${timesheets} timesheets and ${timesheets * ENTRIES_PER_TIMESHEET} entries`);
@@ -255,7 +262,7 @@ export async function bulkLoad({ timesheets = 100_000, scale = 'small', pg = fal
       ratio: round(hand.seconds / load.seconds, 2),
     };
   } finally {
-    await target.stop();
+    await target?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

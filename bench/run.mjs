@@ -331,12 +331,16 @@ async function main() {
     const importFigures = runBench('import', ['--rows', QUICK ? '50000' : '200000']);
     log('bulk load: new timesheets with their entries into the small seed, against a hand insert');
     const bulkLoad = runBench('bulk-load', ['--timesheets', QUICK ? '10000' : '100000']);
-    log('bulk load into PostgreSQL, against a hand-written COPY of the same files');
-    const bulkLoadPg = runBench(
-      'bulk-load',
-      ['--pg', '--timesheets', QUICK ? '10000' : '100000'],
-      'bulk-load-pg',
-    );
+    const { postgresBinaries } = await import('../dist/test/support/pg-cluster.js');
+    let bulkLoadPg = null;
+    if (postgresBinaries()) {
+      log('bulk load into PostgreSQL, against a hand-written COPY of the same files');
+      bulkLoadPg = runBench(
+        'bulk-load',
+        ['--pg', '--timesheets', QUICK ? '10000' : '100000'],
+        'bulk-load-pg',
+      );
+    } else log('bulk load into PostgreSQL: skipped, PostgreSQL binaries not found');
     log('loads: imports into a copy of the database while a server runs on it; a feed export');
     const loads = runBench('loads', [
       '--scale',

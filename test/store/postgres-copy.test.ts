@@ -84,14 +84,34 @@ describe(
       assert.deepEqual(rows, [{ id: 1, label: 'first' }]);
     });
 
-    it('encodes the text format as PostgreSQL documents it', () => {
-      assert.equal(copyValue(null), '\\N');
-      assert.equal(copyValue(undefined), '\\N');
-      assert.equal(copyValue('\\N'), '\\\\N');
-      assert.equal(copyValue('a\tb\nc\rd\\e'), 'a\\tb\\nc\\rd\\\\e');
-      assert.equal(copyValue(''), '');
-      assert.equal(copyValue(12), '12');
-      assert.equal(copyValue(2n ** 62n), '4611686018427387904');
+    it('refuses text holding U+0000 (PostgreSQL text cannot hold it) and writes none of the rows', async () => {
+      await client.query('TRUNCATE copied');
+      await assert.rejects(
+        copyRows(
+          client,
+          'copied',
+          ['id', 'label'],
+          [
+            [1, 'fine'],
+            [2, 'a\u0000b'],
+          ],
+        ),
+        // invalid_byte_sequence_for_encoding (22021)
+        (error: Error & { code?: string }) => error.code === '22021',
+      );
+      const { rows } = await client.query('SELECT count(*)::int AS n FROM copied');
+      assert.deepEqual(rows, [{ n: 0 }]);
     });
   },
 );
+
+// The encoding alone, on any machine (the describe above needs the test cluster).
+it('encodes the text format as PostgreSQL documents it', () => {
+  assert.equal(copyValue(null), '\\N');
+  assert.equal(copyValue(undefined), '\\N');
+  assert.equal(copyValue('\\N'), '\\\\N');
+  assert.equal(copyValue('a\tb\nc\rd\\e'), 'a\\tb\\nc\\rd\\\\e');
+  assert.equal(copyValue(''), '');
+  assert.equal(copyValue(12), '12');
+  assert.equal(copyValue(2n ** 62n), '4611686018427387904');
+});

@@ -17,7 +17,11 @@ const SPECIAL = /[\\\t\n\r]/g;
 const SPECIAL_ONE = /[\\\t\n\r]/;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-/** One value in COPY's text format: `\N` for null, the special characters escaped. */
+/**
+ * One value in COPY's text format: `\N` for null, the special characters escaped. A string with
+ * U+0000 is not made to fit (PostgreSQL text cannot hold it; the importer refuses it before any
+ * write): the COPY fails and the load with it, rather than storing another value.
+ */
 export function copyValue(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   const text = typeof value === 'string' ? value : String(value);
