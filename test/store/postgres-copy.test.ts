@@ -25,6 +25,13 @@ describe(
     });
     after(() => client.end());
 
+    /** A COPY of `rows` (id, label) that PostgreSQL refuses with `code`. */
+    const refused = (rows: unknown[][], code: string) =>
+      assert.rejects(
+        copyRows(client, 'copied', ['id', 'label'], rows),
+        (error: Error & { code?: string }) => error.code === code,
+      );
+
     // PostgreSQL's text holds any character but NUL (the importer refuses NUL before a write).
     const text = fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\u0000'));
     const tricky = fc.constantFrom('\\N', '\\', '\t', '\n', '\r\n', '', ' ', '\\t', 'a\\nb');
@@ -68,17 +75,12 @@ describe(
     it('fails on a key already stored, as an INSERT would, and writes none of its rows', async () => {
       await client.query('TRUNCATE copied');
       await copyRows(client, 'copied', ['id', 'label'], [[1, 'first']]);
-      await assert.rejects(
-        copyRows(
-          client,
-          'copied',
-          ['id', 'label'],
-          [
-            [2, 'second'],
-            [1, 'again'],
-          ],
-        ),
-        (error: Error & { code?: string }) => error.code === '23505',
+      await refused(
+        [
+          [2, 'second'],
+          [1, 'again'],
+        ],
+        '23505', // unique_violation
       );
       const { rows } = await client.query('SELECT id::int AS id, label FROM copied ORDER BY id');
       assert.deepEqual(rows, [{ id: 1, label: 'first' }]);
@@ -86,18 +88,12 @@ describe(
 
     it('refuses text holding U+0000 (PostgreSQL text cannot hold it) and writes none of the rows', async () => {
       await client.query('TRUNCATE copied');
-      await assert.rejects(
-        copyRows(
-          client,
-          'copied',
-          ['id', 'label'],
-          [
-            [1, 'fine'],
-            [2, 'a\u0000b'],
-          ],
-        ),
-        // invalid_byte_sequence_for_encoding (22021)
-        (error: Error & { code?: string }) => error.code === '22021',
+      await refused(
+        [
+          [1, 'fine'],
+          [2, 'a\u0000b'],
+        ],
+        '22021', // invalid_byte_sequence_for_encoding
       );
       const { rows } = await client.query('SELECT count(*)::int AS n FROM copied');
       assert.deepEqual(rows, [{ n: 0 }]);
