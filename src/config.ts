@@ -26,6 +26,8 @@ export const DEFAULT_PG_POOL_SIZE = 10;
 export const DEFAULT_TOMBSTONE_DAYS = 30;
 /** DESIGN §4.17: how long the access trail keeps its events. */
 export const DEFAULT_AUDIT_DAYS = 400;
+/** VMS_READ_AUDIT_REFUSALS_PER_MINUTE's default (DESIGN §4.17). */
+export const DEFAULT_AUDIT_REFUSALS_PER_MINUTE = 600;
 /** DESIGN §4.14: a failed webhook delivery's first retry gap, and a delivery claim's length. */
 export const DEFAULT_WEBHOOK_RETRY_MS = 5000;
 export const DEFAULT_WEBHOOK_LEASE_MS = 30_000;
@@ -143,6 +145,11 @@ export interface Config extends AddressBoundsConfig {
   audit: boolean;
   /** VMS_READ_AUDIT_DAYS: how many days the access trail keeps its events, default 400. */
   auditDays: number;
+  /**
+   * VMS_READ_AUDIT_REFUSALS_PER_MINUTE: counted refusals' events a minute (one per address or
+   * caller), default 600; past it one more event counts the rest.
+   */
+  auditRefusalsPerMinute: number;
   /** VMS_READ_WEBHOOK_RETRY_MS: the gap before a failed delivery's first retry, default 5000. */
   webhookRetryMs: number;
   /**
@@ -364,6 +371,13 @@ export function readConfig(env: Env = process.env): Config {
       DEFAULT_AUDIT_DAYS,
       1,
       'must be a whole number of days, at least 1',
+    ),
+    auditRefusalsPerMinute: wholeNumber(
+      env,
+      'VMS_READ_AUDIT_REFUSALS_PER_MINUTE',
+      DEFAULT_AUDIT_REFUSALS_PER_MINUTE,
+      0,
+      'must be a whole number of events (0: one event a minute counts every refusal)',
     ),
     webhookRetryMs: wholeNumber(
       env,

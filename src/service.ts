@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AccessTokenVerifier } from './auth/access-tokens.js';
 import type { OwnTokens } from './auth/own-tokens.js';
+import { storeIdLookup } from './audit/id-lookup.js';
 import { AuditTrail } from './audit/trail.js';
 import type { AnswerSink } from './operations/answered.js';
 import { createQuota, type Quota } from './auth/quota.js';
@@ -97,6 +98,8 @@ export interface ServiceOptions {
   audit?: boolean;
   /** VMS_READ_AUDIT_DAYS: how long the trail keeps its events (removed hourly). */
   auditDays?: number;
+  /** VMS_READ_AUDIT_REFUSALS_PER_MINUTE: counted refusals' events a minute, then one for the rest. */
+  auditRefusalsPerMinute?: number;
 }
 
 /** How often a server removes tombstones past the horizon (DESIGN §4.13: at least hourly). */
@@ -143,6 +146,7 @@ export function serviceSettings(
   | 'preferredIssuer'
   | 'audit'
   | 'auditDays'
+  | 'auditRefusalsPerMinute'
 > {
   const { secret, quotaPerMinute, redisUrl, reportTimeoutMs, origins, cache, metrics } = config;
   return {
@@ -179,6 +183,7 @@ export function serviceSettings(
     preferredIssuer: config.preferredIssuer,
     audit: config.audit,
     auditDays: config.auditDays,
+    auditRefusalsPerMinute: config.auditRefusalsPerMinute,
   };
 }
 
@@ -240,7 +245,15 @@ export async function createService(
   const identity = await setUpIdentity(options, () => known.origin);
   const trail = options.audit
     ? new AuditTrail(options.store.auditTrail(), {
-        warn: (details, message) => log.to?.warn(details as Record<string, unknown>, message),
+        log: {
+          warn: (details, message) => log.to?.warn(details as Record<string, unknown>, message),
+          info: (details, message) => log.to?.info(details as Record<string, unknown>, message),
+        },
+        ids: storeIdLookup(
+          options.store,
+          OPERATIONS.map((operation) => operation.name),
+        ),
+        refusalsPerMinute: options.auditRefusalsPerMinute,
       })
     : undefined;
   const executor = await createExecutor({

@@ -2,6 +2,8 @@ import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { AnsweredRequest } from '../operations/answered.js';
 import type { Revelation, RevealedRecord } from '../operations/revelation.js';
+import { keptParams, keptQuery, type AnswerOutcome, type IdClaim } from './kept-params.js';
+import type { CountedBy } from './refusal-counts.js';
 
 /**
  * One answered request in the access trail (DESIGN §4.17): ids, never names or emails, so that an
@@ -30,16 +32,29 @@ export interface AuditEvent {
   userAgent: string | null;
   transport: 'rest' | 'mcp';
   operation: string | null;
-  /** The parameters as accepted, a cursor left out; null when the request was not accepted. */
+  /**
+   * The parameters as accepted, a cursor left out, text a person typed as `{text: true, length}`
+   * (kept-params.ts); null when the request was not accepted.
+   */
   params: Record<string, unknown> | null;
   status: number;
   code: string | null;
   revealed: RevealedRecord[];
   report?: { query: unknown; rows: number };
+  /**
+   * A counted refusal's event (refusal-counts.ts): how many refusals of its UTC minute it stands
+   * for, its first one's time, operation and user agent; `countedBy` says how they were grouped.
+   */
+  count?: number;
+  countedBy?: CountedBy;
 }
 
 /** A user agent is kept to this many characters: it is the client's own text. */
 const MAX_USER_AGENT = 200;
+
+/** `text` cut to `max` characters (code points: never half a surrogate pair). */
+const atMost = (text: string, max: number): string =>
+  text.length <= max ? text : [...text].slice(0, max).join('');
 
 /**
  * What an answer revealed, with the id of its set of records (a digest of their canonical JSON,
@@ -80,15 +95,39 @@ function revealedOf(request: AnsweredRequest): Revealed {
   return revealed;
 }
 
+/** What the answer says of the request's plain parameters (kept-params.ts). */
+function outcomeOf(request: AnsweredRequest): AnswerOutcome {
+  const answered = request.status === 200 && request.code === null;
+  const data = request.seen.data as { items?: unknown; item?: unknown } | undefined;
+  const shown =
+    answered &&
+    typeof data === 'object' &&
+    data !== null &&
+    (Array.isArray(data.items)
+      ? data.items.length > 0
+      : 'item' in data
+        ? data.item !== null && data.item !== undefined
+        : true);
+  return { answered, shown };
+}
+
 /**
- * The event of an answered request (what it carried, by the operation's own account), and what it
- * revealed: its set, the records' canonical JSON, the workers they name.
+ * The event of an answered request (what it carried, by the operation's own account), what it
+ * revealed (its set, the records' canonical JSON, the workers they name), and the id parameters
+ * the answer did not show to be genuine (the trail asks the store about them before writing).
  */
-export function eventOf(request: AnsweredRequest): { event: AuditEvent; revealed: Revealed } {
+export function eventOf(request: AnsweredRequest): {
+  event: AuditEvent;
+  revealed: Revealed;
+  claims: IdClaim[];
+} {
   const { principal, operation, seen } = request;
   const accepted = seen.input !== undefined && typeof seen.input === 'object' && seen.input;
-  const params = accepted ? { ...(seen.input as Record<string, unknown>) } : null;
-  if (params) delete params.cursor;
+  const outcome = outcomeOf(request);
+  const kept = accepted
+    ? keptParams(operation, seen.input as Record<string, unknown>, outcome)
+    : { params: null, claims: [] };
+  const params = kept.params;
   const revealed = revealedOf(request);
   const { revelation } = revealed;
   const event: AuditEvent = {
@@ -112,7 +151,7 @@ export function eventOf(request: AnsweredRequest): { event: AuditEvent; revealed
     worker: principal?.workerId ?? null,
     supplier: principal?.supplierId ?? null,
     address: request.address,
-    userAgent: request.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+    userAgent: request.userAgent === null ? null : atMost(request.userAgent, MAX_USER_AGENT),
     transport: request.transport,
     operation: operation?.name ?? null,
     params,
@@ -120,8 +159,12 @@ export function eventOf(request: AnsweredRequest): { event: AuditEvent; revealed
     code: request.code,
     revealed: revelation.records,
   };
-  if (revelation.report) event.report = revelation.report;
-  return { event, revealed };
+  if (revelation.report)
+    event.report = {
+      query: keptQuery(revelation.report.query, outcome.answered),
+      rows: revelation.report.rows,
+    };
+  return { event, revealed, claims: kept.claims };
 }
 
 /** The workers an event revealed, itself or through a record naming it ("who saw this worker"). */
@@ -196,6 +239,8 @@ const EVENT_KEYS = [
   'at',
   'caller',
   'code',
+  'count',
+  'countedBy',
   'operation',
   'params',
   'report',

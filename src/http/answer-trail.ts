@@ -21,6 +21,17 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * A request's User-Agent as its client wrote it: Node reads header bytes as latin1, and clients
+ * send UTF-8 (a byte sequence that is not UTF-8 comes out as U+FFFD).
+ */
+export function userAgentOf(request: FastifyRequest): string | null {
+  const header = request.headers['user-agent'];
+  if (header === undefined) return null;
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(header) ? header : Buffer.from(header, 'latin1').toString('utf8');
+}
+
 /** The tool a refused `/mcp` request asked for, when it was a tools/call of a known tool. */
 function toolOf(request: FastifyRequest, toolset: Toolset): AnyOperation | null {
   const body = request.body as { method?: unknown; params?: { name?: unknown } } | null;
@@ -47,7 +58,7 @@ export function installAnswerTrail(app: FastifyInstance, executor: Executor): vo
         at: Date.now(),
         transport: operation ? 'rest' : 'mcp',
         address: request.clientAddress,
-        userAgent: request.headers['user-agent'] ?? null,
+        userAgent: userAgentOf(request),
         principal: request.principal ?? null,
         operation: operation ?? toolOf(request, mcpTrail as Toolset),
         seen,

@@ -19,10 +19,11 @@ import {
   jsonRpcErrorBody,
 } from '../mcp/protocol-errors.js';
 import { createMcpServer } from '../mcp/server.js';
-import { runTool, type Toolset } from '../mcp/tools.js';
+import { clientInfoOr, runTool, type Toolset } from '../mcp/tools.js';
 import { directToolCall, toolCallResponse } from './mcp-tool-call.js';
 import { MODERN_PROTOCOL_VERSIONS, modernMcp } from './mcp-modern.js';
 import { sendParts, writeRaw } from './raw-answer.js';
+import { userAgentOf } from './answer-trail.js';
 
 /**
  * DNS rebinding and cross-site calls (DESIGN §4.10): a browser's Origin must be this server's own
@@ -178,7 +179,10 @@ export function mountMcpHttp(
       const { receivedAt } = request;
       const origin = {
         address: request.clientAddress,
-        userAgent: request.headers['user-agent'] ?? null,
+        userAgent: clientInfoOr(
+          (request.body as { params?: unknown }).params,
+          userAgentOf(request),
+        ),
       };
       const caller = async () => {
         request.toolCalled = true;

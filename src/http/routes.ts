@@ -47,8 +47,10 @@ export async function authenticateAndAdmit(
     request.receivedAt,
     request.clientAddress,
   );
-  await executor.admit(principal);
+  // Known before the quota is checked: a 429 of the quota is the caller's (the access trail
+  // counts those per caller, DESIGN §4.17).
   request.principal = principal;
+  await executor.admit(principal);
 }
 
 /**

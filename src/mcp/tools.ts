@@ -77,8 +77,12 @@ export interface CallOrigin {
 /** The MCP 2026-07-28 `_meta` key under which a request names its client. */
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 
-/** The client as a tool call names itself (`name/version` of its `clientInfo`), else `fallback`. */
-function userAgentOf(params: unknown, fallback: string | null): string | null {
+/**
+ * The client as a request's params name it (`name/version` of 2026-07-28's `clientInfo` in
+ * `_meta`), else `fallback`. The transport reads it from the request as sent: the SDK hands a
+ * modern request's handler its params without the envelope.
+ */
+export function clientInfoOr(params: unknown, fallback: string | null): string | null {
   const meta = isObject(params) && isObject(params._meta) ? params._meta : null;
   const info = meta && isObject(meta[CLIENT_INFO]) ? meta[CLIENT_INFO] : null;
   if (!info || typeof info.name !== 'string') return fallback;
@@ -174,7 +178,7 @@ export async function runTool(
       at: Date.now(),
       transport: 'mcp',
       address: origin?.address ?? null,
-      userAgent: userAgentOf(params, origin?.userAgent ?? null),
+      userAgent: clientInfoOr(params, origin?.userAgent ?? null),
       principal,
       operation,
       seen,

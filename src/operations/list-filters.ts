@@ -2,6 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { literals } from '../records/record.js';
 import { PLAIN_ID, TEXT_LIMITS } from '../records/plain-values.js';
 import type { ListCondition } from '../store/store.js';
+import type { IdKind } from './operation.js';
 
 /**
  * Filters on the resource lists (DESIGN §4.15): each one a parameter, checked by its schema like
@@ -13,6 +14,8 @@ export interface ListFilter {
   /** What the filter keeps, for the MCP tool's input schema and the OpenAPI document. */
   description: string;
   conditions(value: string): ListCondition[];
+  /** The value is an id of this kind (the access trail keeps it only when it names one). */
+  idOf?: IdKind;
 }
 
 export type ListFilters = Readonly<Record<string, ListFilter>>;
@@ -20,13 +23,32 @@ export type ListFilters = Readonly<Record<string, ListFilter>>;
 /** An id, or an open set's value: what the importer lets into such a column. */
 const PlainIdParam = Type.String({ pattern: PLAIN_ID.source });
 
-/** A column that holds one of the listed values (an enumeration), or an id-shaped value. */
-export function equalTo(column: string, values?: readonly string[]): ListFilter {
+/** A column that holds one of the listed values (an enumeration). */
+export function equalTo(column: string, values: readonly string[]): ListFilter {
   return {
-    schema: values ? literals(values) : PlainIdParam,
+    schema: literals(values),
     description: 'Keeps only the records whose field of this name has exactly this value.',
     conditions: (value) => [{ is: 'equal', column, value }],
   };
+}
+
+/** A column of plain values (PLAIN_ID): ids of records of kind `idOf`, or an open set's codes. */
+export function plainEqualTo(column: string, idOf: IdKind): ListFilter {
+  return {
+    schema: PlainIdParam,
+    description: 'Keeps only the records whose field of this name has exactly this value.',
+    conditions: (value) => [{ is: 'equal', column, value }],
+    idOf,
+  };
+}
+
+/** The id parameters among a list's filters, and what they name. */
+export function idParamsOf(filters: ListFilters): Record<string, IdKind> {
+  return Object.fromEntries(
+    Object.entries(filters).flatMap(([name, filter]) =>
+      filter.idOf === undefined ? [] : [[name, filter.idOf]],
+    ),
+  );
 }
 
 /** An invoice number as printed: exact, any text a number column may hold. */
@@ -47,6 +69,7 @@ export const bySupplier: ListFilter = {
   description:
     "Keeps only the records of this supplier: its id as list_suppliers gives it (not its code); records whose supplierRef is that supplier's code.",
   conditions: (value) => [{ is: 'supplier', column: 'supplier_ref', value }],
+  idOf: 'supplier',
 };
 
 const DateParam = Type.String({ format: 'date' });

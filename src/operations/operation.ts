@@ -11,10 +11,20 @@ import type {
   Row,
   Workspace,
 } from '../store/store.js';
+import type { FeedType } from '../store/sql/change-log.js';
 import type { CatalogCache } from './catalog-cache.js';
 import type { ReportGate } from './report-gate.js';
 import type { ResultCache } from './result-cache.js';
 import type { Revelation } from './revelation.js';
+
+/**
+ * What a plain parameter names (DESIGN §4.17): a record of a type, a saved query, the subject of
+ * an approval (a timesheet or an expense), an OAuth client, an operation, or a code of an open set
+ * (an assignment's status). The access trail keeps a value that names one as it is, and any other
+ * as its length: it is then text a person typed.
+ */
+export type IdKind =
+  FeedType | 'saved_query' | 'approval_subject' | 'client' | 'operation' | 'code';
 
 /** What an operation's handler may use: nothing transport-specific. */
 export interface OperationContext {
@@ -77,6 +87,12 @@ export interface Operation<
    * `not_found` carries (naming members, never echoing values), or null when it keeps them all.
    */
   refine?(input: Static<I>): string | null;
+  /**
+   * Its parameters that are ids, and of what: the access trail keeps such a value only when it
+   * names one (every other text parameter that is not enumerated, a date or a number is kept as
+   * its length, DESIGN §4.17).
+   */
+  idParams?: Readonly<Record<string, IdKind>>;
   run(context: OperationContext, input: Static<I>): Promise<Static<O> | Static<R>>;
   /**
    * What an answer carried (revelation.ts), for the access trail: the records it served, or a

@@ -167,6 +167,7 @@ export const runSavedQuery = defineOperation({
   input: RunSavedQueryBody,
   output: SavedQueryResultSchema,
   refusal: ReportRefusalSchema,
+  idParams: { savedQueryId: 'saved_query' },
   reveals: (body, data) => revealedReport({ savedQueryId: body.savedQueryId }, data),
   async run(ctx, { savedQueryId, cursor }) {
     const saved = await ctx.store.getSavedQuery(ctx.workspace.id, savedQueryId);

@@ -8,6 +8,7 @@ import {
   conditionsOf,
   filtersSentence,
   givenFilters,
+  idParamsOf,
   periodRule,
   type ListFilters,
 } from './list-filters.js';
@@ -93,6 +94,7 @@ export function listOperation(spec: ResourceSpec) {
     output: pageSchema(spec.record.schema),
     refusal: ListRefusalSchema,
     refine: (params) => periodRule(params),
+    idParams: idParamsOf(filters),
     reveals: (_input, data) => revealedItems(spec.type, data),
     async run(ctx, params) {
       const order = params.order ?? 'asc';
@@ -140,6 +142,7 @@ export function getOperation(spec: ResourceSpec) {
   return defineOperation({
     ...resourceHeader(spec),
     input: GetInput,
+    idParams: { id: spec.type },
     output: itemSchema(spec.record.schema),
     reveals: (_input, data) => revealedItem(spec.type, data),
     async run(ctx, { id }) {
@@ -180,6 +183,7 @@ export function getWithPartsOperation(spec: WithPartsSpec) {
   return defineOperation({
     ...resourceHeader(spec),
     input: GetInput,
+    idParams: { id: spec.type },
     output: itemSchema(Type.Object(properties, { additionalProperties: false })),
     reveals: (_input, data) => revealedItem(spec.type, data, spec.header),
     async run(ctx, { id }) {

@@ -7,7 +7,7 @@ import {
   ExpenseRecord,
   SupplierRecord,
 } from '../records/resources.js';
-import { bySupplier, equalTo } from './list-filters.js';
+import { bySupplier, equalTo, plainEqualTo } from './list-filters.js';
 import { listOperation, type ResourceSpec } from './resource-operations.js';
 
 /** The lists SPEC leaves "not shown" and DESIGN §4.7 decides: paths, scopes, fields, visibility. */
@@ -42,8 +42,8 @@ export const assignmentList: ResourceSpec = {
     visibility: { worker: ownWorker('worker_id'), billing_entity: ownSupplier('supplier_ref') },
   },
   filters: {
-    status: equalTo('status'),
-    workerId: equalTo('worker_id'),
+    status: plainEqualTo('status', 'code'),
+    workerId: plainEqualTo('worker_id', 'worker'),
     supplierId: bySupplier,
   },
 };
@@ -64,7 +64,7 @@ export const expenseList: ResourceSpec = {
   },
   filters: {
     status: equalTo('status', EXPENSE_STATUSES),
-    workerId: equalTo('worker_id'),
+    workerId: plainEqualTo('worker_id', 'worker'),
     supplierId: bySupplier,
   },
 };
@@ -85,7 +85,7 @@ export const approvalStatusList: ResourceSpec = {
   },
   filters: {
     state: equalTo('state', APPROVAL_STATES),
-    subjectRef: equalTo('subject_ref'),
+    subjectRef: plainEqualTo('subject_ref', 'approval_subject'),
   },
 };
 

@@ -1,6 +1,6 @@
 import { ownWorker } from '../store/visibility.js';
 import { TIMESHEET_STATUSES, TimeEntryRecord, TimesheetRecord } from '../records/resources.js';
-import { equalTo, PERIOD_FILTERS } from './list-filters.js';
+import { equalTo, PERIOD_FILTERS, plainEqualTo } from './list-filters.js';
 import { getWithPartsOperation, listOperation, type ResourceSpec } from './resource-operations.js';
 
 /** SPEC: a timesheet get carries at most this many entries; more sets `entriesTruncated`. */
@@ -26,7 +26,7 @@ export const timesheetList: ResourceSpec = {
   source,
   filters: {
     status: equalTo('status', TIMESHEET_STATUSES),
-    workerId: equalTo('worker_id'),
+    workerId: plainEqualTo('worker_id', 'worker'),
     ...PERIOD_FILTERS,
   },
 };

@@ -37,6 +37,7 @@ import {
   type ChangesQuery,
   type DataVersion,
   type FactSnapshot,
+  type IdTable,
   type Keyset,
   type NewToken,
   type PageQuery,
@@ -443,6 +444,19 @@ export abstract class SqlStore implements Store {
       workspaceId,
       id,
     ]);
+  }
+
+  async existingIds(table: IdTable, ids: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let start = 0; start < ids.length; start += KEY_CHUNK) {
+      const chunk = ids.slice(start, start + KEY_CHUNK);
+      const rows = await this.all(
+        `SELECT id FROM ${table} WHERE id IN (${chunk.map(() => '?').join(', ')})`,
+        chunk,
+      );
+      for (const row of rows) found.add(String(row.id));
+    }
+    return found;
   }
 
   async changesPage(query: ChangesQuery): Promise<ChangesPage | 'cursor_expired'> {

@@ -11,6 +11,7 @@ export type { AuditQuery } from './sql/audit/audit-records.js';
 import type { DeliveryRecords } from './sql/webhook-progress.js';
 import type { WebhookRecords } from './sql/webhook-subscriptions.js';
 import type { ErasureOutcome } from './sql/erasure.js';
+import type { FeedTable } from './sql/change-log.js';
 
 export type Row = Record<string, unknown>;
 export type Order = 'asc' | 'desc';
@@ -196,6 +197,9 @@ export interface Change {
   removed: 'deleted' | 'not_visible' | null;
 }
 
+/** The tables whose ids a parameter may name: the records' and the saved queries'. */
+export type IdTable = FeedTable | 'saved_queries';
+
 /** What resource operations read: pages, gets and their parts, saved queries, changes. */
 export interface ResourceReads {
   /** One page of a resource list in (created_at, id) order, filtered by the viewer's visibility. */
@@ -224,6 +228,11 @@ export interface ResourceReads {
     limit: number,
   ): Promise<Row[]>;
   getSavedQuery(workspaceId: string, id: string): Promise<Row | null>;
+  /**
+   * Which of `ids` name a record of `table`, in any workspace: what the access trail keeps of an
+   * id parameter (DESIGN §4.17: a value that names no record is text a person typed).
+   */
+  existingIds(table: IdTable, ids: readonly string[]): Promise<Set<string>>;
   /**
    * Changes after a position in (version, type, id) order, each record once at its latest
    * version, only those the viewer sees; positions and records read at one snapshot.

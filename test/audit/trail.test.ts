@@ -25,7 +25,9 @@ for (const dialect of DIALECTS)
   describe(`the access trail (${dialect})`, () => {
     let h: Harness;
     before(async () => {
-      h = await startHarness({ dialect, audit: true });
+      // Behind a proxy, so each refusal without a credential can come from an address of its own:
+      // it is then the first of its address's minute, whose event carries its request id.
+      h = await startHarness({ dialect, audit: true, trustedProxies: ['127.0.0.1'] });
     });
     after(() => h.close());
 
@@ -33,7 +35,7 @@ for (const dialect of DIALECTS)
     const records = () => h.store.auditTrail();
     /** The events of these request ids, written first. */
     async function eventsOf(requestIds: string[]): Promise<AuditEvent[]> {
-      await trail().flush();
+      await trail().flushAll();
       const stored = await records().listAuditEvents({ limit: 10_000 });
       const events = stored.map((s) => JSON.parse(s.event) as AuditEvent);
       return requestIds.map((id) => {
@@ -51,7 +53,9 @@ for (const dialect of DIALECTS)
         `/api/v1/timesheets/item?id=${(await h.one<{ id: string }>('SELECT id FROM timesheets WHERE worker_id = ? LIMIT 1', h.workerId)).id}`,
         h.tokens.staff,
       );
-      const unauthorized = await get(h.app, '/api/v1/workers', 'vmsr_' + 'x'.repeat(43));
+      const unauthorized = await get(h.app, '/api/v1/workers', 'vmsr_' + 'x'.repeat(43), {
+        'x-forwarded-for': '198.51.100.41',
+      });
       const refused = await get(h.app, '/api/v1/workers?cursor=nonsense', h.tokens.staff);
       const strict = await get(h.app, '/api/v1/workers?limit=0', h.tokens.staff);
       const answers = [list, noPii, one, unauthorized, refused, strict];
@@ -81,6 +85,8 @@ for (const dialect of DIALECTS)
       assert.equal(denied.status, 401);
       assert.equal(denied.caller, null);
       assert.equal(denied.code, 'unauthorized');
+      assert.equal(denied.count, 1, 'counted: the only one of its address this minute');
+      assert.equal(denied.countedBy, 'address');
       assert.equal(invalid.status, 200);
       assert.equal(invalid.code, 'invalid_cursor');
       assert.deepEqual(invalid.revealed, []);
@@ -128,7 +134,10 @@ for (const dialect of DIALECTS)
       );
       const result = called.body.result.content[0].text;
       const requestId = JSON.parse(result).request_id as string;
-      const refused = await post(h.app, '/mcp', undefined, toolCall('list_workers'), MCP_HEADERS);
+      const refused = await post(h.app, '/mcp', undefined, toolCall('list_workers'), {
+        ...MCP_HEADERS,
+        'x-forwarded-for': '198.51.100.42',
+      });
       const [tool, denied] = await eventsOf([requestId, String(refused.headers['x-request-id'])]);
       assert.equal(tool.transport, 'mcp');
       assert.equal(tool.operation, 'list_suppliers');

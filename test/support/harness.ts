@@ -39,6 +39,8 @@ export interface HarnessOptions {
   preferredIssuer?: string;
   /** The access trail (VMS_READ_AUDIT); off unless a test asks, unlike the product. */
   audit?: boolean;
+  /** VMS_READ_AUDIT_REFUSALS_PER_MINUTE (600 when left out). */
+  auditRefusalsPerMinute?: number;
   /** Share the quota through this Redis (REDIS_URL). */
   redisUrl?: string;
   /** The app's pino options (default: no log). */
@@ -113,6 +115,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     trustedProxies: options.trustedProxies,
     preferredIssuer: options.preferredIssuer,
     audit: options.audit ?? false,
+    auditRefusalsPerMinute: options.auditRefusalsPerMinute,
     redisUrl: options.redisUrl,
     logger: options.logger,
     reportTimeoutMs: options.reportTimeoutMs,
