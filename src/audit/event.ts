@@ -71,6 +71,15 @@ export interface Revealed {
 
 const NOTHING: Revealed = { revelation: { records: [] }, set: null, json: '[]', workers: [] };
 
+/** A set's id: 128 bits of SHA-256 over its records' canonical JSON; null for no records. */
+const setOfJson = (records: number, json: string): string | null =>
+  records === 0 ? null : hash('sha256', json, 'base64url').slice(0, 22);
+
+/** The id of the set of `records` (what an event's `revealed_set` column must hold). */
+export function revealedSetOf(records: readonly RevealedRecord[]): string | null {
+  return setOfJson(records.length, canonicalJson(records));
+}
+
 /**
  * What answers revealed, by their data: a cached answer is the same object each time it is sent
  * again (and the same input with it), so its records are read and digested once.
@@ -87,7 +96,7 @@ function revealedOf(request: AnsweredRequest): Revealed {
   const json = canonicalJson(revelation.records);
   const revealed: Revealed = {
     revelation,
-    set: revelation.records.length === 0 ? null : hash('sha256', json, 'base64url').slice(0, 22),
+    set: setOfJson(revelation.records.length, json),
     json,
     workers: workersIn(revelation.records),
   };
@@ -168,7 +177,7 @@ export function eventOf(request: AnsweredRequest): {
 }
 
 /** The workers an event revealed, itself or through a record naming it ("who saw this worker"). */
-export function workersOf(event: AuditEvent): string[] {
+export function workersOf(event: Pick<AuditEvent, 'revealed'>): string[] {
   return workersIn(event.revealed);
 }
 

@@ -11,7 +11,9 @@ const API_ACTIVITY = { category_uid: 6, class_uid: 6003, activity_id: 2 } as con
  * the operation as the API's, the address and user agent, the records revealed as resources, and
  * what OCSF has no place for (personal data marks, a report's query) under `unmapped`.
  */
-export function toOcsf(event: AuditEvent): Record<string, unknown> {
+export function toOcsf(
+  event: AuditEvent & { chain?: string; seq?: number; prev?: string; hash?: string },
+): Record<string, unknown> {
   const caller = event.caller;
   const user = caller
     ? caller.kind === 'access_key'
@@ -23,6 +25,8 @@ export function toOcsf(event: AuditEvent): Record<string, unknown> {
     type_uid: API_ACTIVITY.class_uid * 100 + API_ACTIVITY.activity_id,
     activity_name: 'Read',
     time: event.at,
+    // A counted refusal stands for `count` of them in its minute (OCSF's own member for that).
+    ...(event.count === undefined ? {} : { count: event.count }),
     severity_id: 1,
     status_id: event.status < 400 && event.code === null ? 1 : 2,
     status: event.status < 400 && event.code === null ? 'Success' : 'Failure',
@@ -55,6 +59,11 @@ export function toOcsf(event: AuditEvent): Record<string, unknown> {
       personal_data: event.revealed.some((record) => record.personalData === true),
       revealed: event.revealed,
       report: event.report,
+      counted_by: event.countedBy,
+      chain: event.chain,
+      seq: event.seq,
+      prev: event.prev,
+      hash: event.hash,
     },
   };
 }

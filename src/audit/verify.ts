@@ -1,62 +1,142 @@
-import type { AuditRecords } from '../store/sql/audit/audit-records.js';
-import { eventHash } from './event.js';
+import type { AuditRecords, StoredAuditEvent } from '../store/sql/audit/audit-records.js';
+import type { AuditChainHead } from '../store/sql/audit/audit-check-reads.js';
+import { eventHash, revealedSetOf, workersOf, type AuditEvent } from './event.js';
+import { verifySets, type ChainBreak } from './verify-sets.js';
+
+export type { ChainBreak } from './verify-sets.js';
 
 /** Events read from the store at a time while a chain is walked. */
 const PAGE = 5000;
 
-/** Where a chain stops following: its place, and what is wrong there. */
-export interface ChainBreak {
-  chainId: string;
-  /** The place where the chain should have gone on. */
-  seq: number;
-  problem: 'changed' | 'missing' | 'does not follow';
-  detail: string;
-}
-
 export interface Verification {
   chains: number;
   events: number;
-  /** The first event of each chain that does not follow; empty when every chain holds. */
+  /** Heads checked (`--heads`), one per chain: the latest given. */
+  heads?: number;
+  /** The first break of each chain, then those of the sets and heads; empty when all holds. */
   breaks: ChainBreak[];
 }
 
+/** The event's search columns that must say what its JSON says: the first that does not. */
+function misfiledColumn(stored: StoredAuditEvent, event: AuditEvent): string | null {
+  const clientId = event.caller?.kind === 'oauth' ? event.caller.clientId : null;
+  const set = revealedSetOf(event.revealed);
+  // A trail written before sets: each event that revealed workers is a set of its own.
+  const legacy = `event:${stored.chainId}:${stored.seq}`;
+  const setHolds =
+    stored.revealedSet === set ||
+    (stored.revealedSet === legacy && event.workspace !== null && workersOf(event).length > 0);
+  if (stored.at !== event.at) return 'at';
+  if (stored.workspaceId !== event.workspace) return 'workspace_id';
+  if (stored.clientId !== clientId) return 'client_id';
+  if (stored.operation !== event.operation) return 'operation';
+  if (!setHolds) return 'revealed_set';
+  return null;
+}
+
+/** Walks one chain from its anchor; its first break, and how many events held before it. */
+async function walkChain(
+  records: AuditRecords,
+  chain: { chainId: string; anchor: string; firstSeq: number },
+): Promise<{ events: number; broken: ChainBreak | null }> {
+  let expectedSeq = chain.firstSeq;
+  let prev = chain.anchor;
+  let events = 0;
+  const stop = (problem: ChainBreak['problem'], detail: string) => ({
+    events,
+    broken: { chainId: chain.chainId, seq: expectedSeq, problem, detail },
+  });
+  if (await records.auditEventBefore(chain.chainId, chain.firstSeq))
+    return stop('unaccounted', `events before its first kept place ${chain.firstSeq}`);
+  for (;;) {
+    const page = await records.auditChainEvents(chain.chainId, expectedSeq - 1, PAGE);
+    if (page.length === 0) return { events, broken: null };
+    for (const stored of page) {
+      if (stored.seq !== expectedSeq)
+        return stop(
+          'missing',
+          `the event at ${expectedSeq} is not there (the next is ${stored.seq})`,
+        );
+      if (stored.prev !== prev)
+        return stop('does not follow', 'its prev is not the hash of the event before it');
+      if (eventHash(stored.prev, stored.chainId, stored.seq, stored.event) !== stored.hash)
+        return stop('changed', 'its hash is not the hash of what it holds');
+      const column = misfiledColumn(stored, JSON.parse(stored.event) as AuditEvent);
+      if (column !== null)
+        return stop('misfiled', `its ${column} column is not what the event says`);
+      events++;
+      prev = stored.hash;
+      expectedSeq++;
+    }
+  }
+}
+
 /**
- * `vms-read audit verify` (DESIGN §4.17): walks every chain from its anchor, in order. An event
- * whose hash is not that of its content and `prev` was changed; a place with no event (a gap in
- * `seq`) is one removed; an event whose `prev` is not the hash before it does not follow (one
- * inserted, or removed before it). Each chain is reported at its first break.
+ * Heads kept outside (DESIGN §4.17): each chain's latest head given must still be reached, its
+ * event there with that hash (or, when retention took it, the chain's anchor after it). A chain
+ * cut at its end, or removed whole, no longer reaches it.
  */
-export async function verifyTrail(records: AuditRecords): Promise<Verification> {
+async function checkHeads(
+  records: AuditRecords,
+  heads: readonly AuditChainHead[],
+  chains: Map<string, { anchor: string; firstSeq: number }>,
+): Promise<ChainBreak[]> {
+  const latest = new Map<string, AuditChainHead>();
+  for (const head of heads)
+    if ((latest.get(head.chain)?.seq ?? -1) < head.seq) latest.set(head.chain, head);
+  const breaks: ChainBreak[] = [];
+  for (const head of latest.values()) {
+    const fail = (detail: string) =>
+      breaks.push({ chainId: head.chain, seq: head.seq, problem: 'head not reached', detail });
+    const chain = chains.get(head.chain);
+    if (!chain) fail('the trail holds no chain of that id (removed whole)');
+    else if (head.seq >= chain.firstSeq) {
+      const hash = await records.auditHashAt(head.chain, head.seq);
+      if (hash === null) fail('the chain no longer has the event at the head (cut at its end)');
+      else if (hash !== head.hash)
+        fail("the event at the head is not the one the head's hash names");
+    } else if (head.seq === chain.firstSeq - 1 && chain.anchor !== head.hash)
+      fail("retention moved the chain's anchor past the head, but not to its hash");
+    // A head further back than the anchor was removed by retention: nothing is left to check.
+  }
+  return breaks;
+}
+
+/**
+ * `vms-read audit verify` (DESIGN §4.17). Walks every chain from its anchor, in order: an event
+ * whose hash is not that of its content and `prev` was changed; a gap in `seq` is one removed;
+ * an event whose `prev` is not the hash before it does not follow (one inserted, or removed
+ * before it); a search column (time, workspace, client, operation, set) that does not say what
+ * the event says is misfiled. Events no chain accounts for (its row gone, or before its anchor),
+ * and each day's sets against their workers' rows (verify-sets.ts), are checked too: no edit of
+ * a stored row changes what a search finds while verify passes. With `heads` (kept outside),
+ * a chain cut at its end or removed whole is found as well.
+ */
+export async function verifyTrail(
+  records: AuditRecords,
+  heads?: readonly AuditChainHead[],
+): Promise<Verification> {
   const result: Verification = { chains: 0, events: 0, breaks: [] };
+  const chains = new Map<string, { anchor: string; firstSeq: number }>();
   for (const chain of await records.auditChains()) {
     result.chains++;
-    let expectedSeq = chain.firstSeq;
-    let prev = chain.anchor;
-    let after = chain.firstSeq - 1;
-    walk: for (;;) {
-      const events = await records.auditChainEvents(chain.chainId, after, PAGE);
-      if (events.length === 0) break;
-      for (const event of events) {
-        const stop = (problem: ChainBreak['problem'], detail: string) =>
-          result.breaks.push({ chainId: chain.chainId, seq: expectedSeq, problem, detail });
-        if (event.seq !== expectedSeq) {
-          stop('missing', `the event at ${expectedSeq} is not there (the next is ${event.seq})`);
-          break walk;
-        }
-        if (event.prev !== prev) {
-          stop('does not follow', 'its prev is not the hash of the event before it');
-          break walk;
-        }
-        if (eventHash(event.prev, event.chainId, event.seq, event.event) !== event.hash) {
-          stop('changed', 'its hash is not the hash of what it holds');
-          break walk;
-        }
-        result.events++;
-        prev = event.hash;
-        expectedSeq++;
-        after = event.seq;
-      }
-    }
+    chains.set(chain.chainId, chain);
+    const walked = await walkChain(records, chain);
+    result.events += walked.events;
+    if (walked.broken) result.breaks.push(walked.broken);
+  }
+  for (const chainId of await records.auditEventChains())
+    if (!chains.has(chainId))
+      result.breaks.push({
+        chainId,
+        seq: 0,
+        problem: 'unaccounted',
+        detail: 'events of a chain the trail does not list (its row removed)',
+      });
+  result.breaks.push(...(await verifySets(records)));
+  if (heads) {
+    result.heads = new Set(heads.map((head) => head.chain)).size;
+    result.breaks.push(...(await checkHeads(records, heads, chains)));
   }
   return result;
 }

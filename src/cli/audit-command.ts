@@ -1,5 +1,7 @@
-import { auditEvents, verifyAudit, type ListedEvent } from '../admin/audit.js';
-import { toOcsf } from '../audit/ocsf.js';
+import { readFile } from 'node:fs/promises';
+import { auditEvents, auditHeads, headsIn, verifyAudit } from '../admin/audit.js';
+import type { AuditChainHead } from '../store/sql/audit/audit-check-reads.js';
+import { eventText, LineWriter } from './audit-output.js';
 import type { AuditQuery } from '../store/store.js';
 import { DB_FLAG, openDb, requiredId, UsageError } from './args.js';
 import { defineCommand } from './command.js';
@@ -21,35 +23,7 @@ const FORMAT_FLAG = {
   value: 'F',
   help: 'ocsf: OCSF API Activity events (class 6003), one a line, for a SIEM',
 } as const;
-/** Characters of output written at once. */
-const CHUNK = 256 * 1024;
 const JSON_FLAG = { type: 'boolean', help: 'one event a line, as JSON' } as const;
-
-/** An OAuth caller's app: its id, with the name it registered quoted (the client's own text). */
-const appOf = (caller: { clientId: string | null; clientName?: string }) =>
-  `${caller.clientId ?? '?'}${caller.clientName === undefined ? '' : ` ${JSON.stringify(caller.clientName)}`}`;
-
-/** One line of what a person reads: when, where, who, what, and what it revealed. */
-function line(event: ListedEvent): string {
-  const caller = event.caller
-    ? event.caller.kind === 'access_key'
-      ? event.caller.keyId
-      : `${event.caller.subject} via ${appOf(event.caller)} (${event.caller.issuer})`
-    : '-';
-  const personal = event.revealed.filter((r) => r.personalData).length;
-  const revealed = event.report
-    ? `report of ${event.report.rows} rows`
-    : `${event.revealed.length} records${personal ? `, ${personal} with personal data` : ''}`;
-  return [
-    new Date(event.at).toISOString(),
-    event.workspace ?? '-',
-    `${event.role ?? '-'} ${caller}`,
-    `${event.transport} ${event.operation ?? '-'}`,
-    `${event.status}${event.code ? ` ${event.code}` : ''}`,
-    revealed,
-    event.address ?? '-',
-  ].join('\t');
-}
 
 /** Prints the events of `query`, newest first, as lines, JSON lines or OCSF. */
 async function printEvents(
@@ -60,29 +34,15 @@ async function printEvents(
 ): Promise<void> {
   if (values.format !== undefined && values.format !== 'ocsf')
     throw new UsageError('--format must be ocsf');
+  const format = values.format === 'ocsf' ? 'ocsf' : values.json ? 'json' : 'line';
   const store = await openDb(db, config);
-  // Lines are written a chunk at a time: a write per event was an eighth of `audit worker`'s time.
-  let chunk: string[] = [];
-  let size = 0;
-  const write = async () => {
-    if (!process.stdout.write(chunk.join('')))
-      await new Promise((resolve) => process.stdout.once('drain', resolve));
-    chunk = [];
-    size = 0;
-  };
+  const out = new LineWriter();
   try {
     for await (const event of auditEvents(store, query)) {
-      const text =
-        values.format === 'ocsf'
-          ? JSON.stringify(toOcsf(event))
-          : values.json
-            ? JSON.stringify(event)
-            : line(event);
-      chunk.push(text, '\n');
-      size += text.length + 1;
-      if (size >= CHUNK) await write();
+      if (out.closed) break;
+      await out.line(eventText(event, format));
     }
-    if (size > 0) await write();
+    await out.end();
   } finally {
     await store.close();
   }
@@ -98,8 +58,10 @@ export const auditListCommand = defineCommand({
     'of MCP (DESIGN §4.17), with its caller, app, address, operation, status and the\n' +
     'records it revealed (ids only; those with a name or work email marked). Filters\n' +
     'combine: --worker keeps the events that revealed that worker or a record naming it\n' +
-    '(it needs --workspace). Without --json, one tab-separated line each: when,\n' +
-    'workspace, caller, operation, status, what it revealed, address.',
+    '(in any workspace without --workspace). Without --json, one tab-separated line\n' +
+    'each: when, workspace, caller, operation, status, what it revealed, address.\n' +
+    'Control and bidirectional characters are written as escapes (\\u202e); a closed\n' +
+    'pipe (| head) ends the listing quietly.',
   flags: {
     db: DB_FLAG,
     workspace: { type: 'string', value: 'W', help: 'the workspace id' },
@@ -112,8 +74,6 @@ export const auditListCommand = defineCommand({
     format: FORMAT_FLAG,
   },
   async run({ values }, config) {
-    if (values.worker !== undefined && values.workspace === undefined)
-      throw new UsageError('--worker needs --workspace');
     await printEvents(
       values.db,
       {
@@ -155,19 +115,36 @@ export const auditWorkerCommand = defineCommand({
 
 export const auditVerifyCommand = defineCommand({
   name: 'audit verify',
-  synopsis: '--db D',
+  synopsis: '--db D [--heads FILE]',
   summary: SUMMARIES['audit verify'],
   description:
     'Walks every chain of the trail (one per server process) from its anchor: each\n' +
-    "event's hash must be that of its content and the hash before it. Prints JSON\n" +
-    '{chains, events, breaks}; exits 1 naming the first event of a chain that does not\n' +
-    'follow (changed, missing, does not follow). It cannot tell a chain rewritten whole\n' +
-    'by someone who can write the database.',
-  flags: { db: DB_FLAG },
+    "event's hash must be that of its content and the hash before it, its search columns\n" +
+    "what it holds, each day's sets and their workers' rows what the events revealed.\n" +
+    "With --heads FILE (lines of `audit heads`, or the server's log with its\n" +
+    '"access trail head" lines), each chain must still reach its latest head: a chain\n' +
+    'cut at its end or removed whole is found. Prints JSON {chains, events, heads?,\n' +
+    'breaks}; exits 1 naming the first break. Without heads kept outside it cannot tell\n' +
+    'a chain cut at its end, nor one rewritten whole by someone who can write the database.',
+  flags: {
+    db: DB_FLAG,
+    heads: { type: 'string', value: 'FILE', help: 'heads kept outside: audit heads or the log' },
+  },
   async run({ values }, config) {
+    let heads: AuditChainHead[] | undefined;
+    if (values.heads !== undefined) {
+      let text: string;
+      try {
+        text = await readFile(values.heads, 'utf8');
+      } catch {
+        throw new UsageError(`--heads: cannot read ${values.heads}`);
+      }
+      heads = headsIn(text);
+      if (heads.length === 0) throw new UsageError(`--heads: no heads in ${values.heads}`);
+    }
     const store = await openDb(values.db, config);
     try {
-      const verification = await verifyAudit(store);
+      const verification = await verifyAudit(store, heads);
       process.stdout.write(`${JSON.stringify(verification)}\n`);
       const [first] = verification.breaks;
       if (first) {
@@ -176,6 +153,28 @@ export const auditVerifyCommand = defineCommand({
         );
         process.exitCode = 1;
       }
+    } finally {
+      await store.close();
+    }
+  },
+});
+
+export const auditHeadsCommand = defineCommand({
+  name: 'audit heads',
+  synopsis: '--db D',
+  summary: SUMMARIES['audit heads'],
+  description:
+    "Prints each chain's head, one JSON line {chain, seq, hash} a chain: its last event,\n" +
+    'as the server logs it every minute and at shutdown. Keep them outside the database\n' +
+    '(a log shipped elsewhere, a SIEM); `audit verify --heads FILE` checks the trail still\n' +
+    'reaches them.',
+  flags: { db: DB_FLAG },
+  async run({ values }, config) {
+    const store = await openDb(values.db, config);
+    const out = new LineWriter();
+    try {
+      for (const head of await auditHeads(store)) await out.line(JSON.stringify(head));
+      await out.end();
     } finally {
       await store.close();
     }

@@ -38,6 +38,7 @@ const LOADERS: Record<CommandName, () => Promise<Command>> = {
   'audit list': async () => (await import('./audit-command.js')).auditListCommand,
   'audit worker': async () => (await import('./audit-command.js')).auditWorkerCommand,
   'audit verify': async () => (await import('./audit-command.js')).auditVerifyCommand,
+  'audit heads': async () => (await import('./audit-command.js')).auditHeadsCommand,
 };
 
 /** Every command, in the order the help lists them; a two-word name is typed as two words. */

@@ -27,6 +27,7 @@ export const SUMMARIES = {
   'audit list': 'list the access trail, newest first',
   'audit worker': 'who saw a worker: the events that revealed it, newest first',
   'audit verify': 'check that no event of the access trail was changed, removed or inserted',
+  'audit heads': "print each access trail chain's head, to keep outside the database",
 } as const;
 
 export type CommandName = keyof typeof SUMMARIES;

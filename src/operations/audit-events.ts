@@ -94,6 +94,20 @@ export const AuditEventSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    count: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'a counted refusal: how many refusals of its UTC minute this event stands for (its first one the rest of the event)',
+      }),
+    ),
+    countedBy: Type.Optional(
+      Type.Union([Type.Literal('address'), Type.Literal('caller'), Type.Literal('rest')], {
+        description:
+          "how a counted refusal's were grouped: by client address and status, by caller, or the rest past the minute's ceiling",
+      }),
+    ),
+    prev: Type.String({ description: 'the hash of the event before it in its chain' }),
     hash: Type.String({ description: "the event's hash in its chain (audit verify)" }),
   },
   { additionalProperties: false },
@@ -155,6 +169,9 @@ function itemOf(stored: StoredAuditEvent, i: number): Item {
           rows: event.report.rows,
         }
       : null,
+    ...(event.count === undefined ? {} : { count: Number(event.count) }),
+    ...(event.countedBy === undefined ? {} : { countedBy: event.countedBy as Item['countedBy'] }),
+    prev: stored.prev,
     hash: stored.hash,
   };
 }

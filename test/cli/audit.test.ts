@@ -98,9 +98,22 @@ for (const dialect of DIALECTS)
       assert.ok(newest.resources.length > 0);
     });
 
-    it('refuses --worker without --workspace, and a bad date, with the usage', () => {
-      assert.equal(cli(['list', '--worker', worker]).status, 2);
+    it('finds a worker without --workspace (ids are unique), and refuses a bad date', () => {
+      const alone = cli(['list', '--worker', worker, '--json']);
+      assert.equal(alone.status, 0, alone.stderr);
+      const inWorkspace = cli(['worker', '--workspace', WS, '--worker', worker, '--json']);
+      assert.deepEqual(lines(alone.stdout), lines(inWorkspace.stdout));
+      assert.equal(lines(alone.stdout).length, 2);
       assert.equal(cli(['list', '--since', 'yesterday']).status, 2);
+    });
+
+    it('writes prev and hash in every output of an event', () => {
+      const [json] = lines(cli(['list', '--json']).stdout);
+      const [ocsf] = lines(cli(['list', '--format', 'ocsf']).stdout);
+      assert.match(json.prev, /^[0-9a-f]{64}$|^start:/);
+      assert.match(json.hash, /^[0-9a-f]{64}$/);
+      assert.equal(ocsf.unmapped.prev, json.prev);
+      assert.equal(ocsf.unmapped.hash, json.hash);
     });
 
     it('verifies the chain, and exits 1 naming an event that was changed', async () => {

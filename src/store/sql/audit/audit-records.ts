@@ -1,4 +1,5 @@
 import { insertSql } from '../../dialect.js';
+import { auditCheckReads, type AuditCheckReads } from './audit-check-reads.js';
 import { columnNames } from '../../table.js';
 import {
   AUDIT_CHAINS_TABLE,
@@ -18,18 +19,16 @@ export interface StoredAuditEvent {
   workspaceId: string | null;
   clientId: string | null;
   operation: string | null;
+  /** The set of records it revealed (a digest of them), null when it revealed none. */
+  revealedSet: string | null;
   /** The event's canonical JSON, the bytes its hash covers with `prev`. */
   event: string;
   prev: string;
   hash: string;
 }
 
-/**
- * An event to append: as stored, the set of records it revealed (a digest of them, null when it
- * revealed none) and the workers they name (for "who saw this worker").
- */
+/** An event to append: as stored, and the workers its set names (for "who saw this worker"). */
 export interface NewAuditEvent extends StoredAuditEvent {
-  revealedSet: string | null;
   workers: readonly string[];
 }
 
@@ -48,8 +47,12 @@ export interface AuditQuery {
   /** Events at or after, and before, these instants (ms). */
   since?: number;
   until?: number;
-  /** Events that revealed this worker or a record naming it (needs `workspaceId`). */
+  /**
+   * Events that revealed this worker or a record naming it, in `workspaceId`, else in any of
+   * `workspaceIds` (ids are unique across workspaces: the CLI's `--worker` alone).
+   */
   workerId?: string;
+  workspaceIds?: readonly string[];
   clientId?: string;
   operation?: string;
   /** Where the previous page ended: events strictly older than this place. */
@@ -58,7 +61,7 @@ export interface AuditQuery {
 }
 
 /** The access trail's store part (DESIGN §4.17), both stores. */
-export interface AuditRecords {
+export interface AuditRecords extends AuditCheckReads {
   startAuditChain(chain: AuditChain): Promise<void>;
   /**
    * Appends events of one chain, in order; the workers of their sets first (once a day per set
@@ -103,6 +106,7 @@ const toEvent = (row: Row): StoredAuditEvent => ({
   workspaceId: row.workspace_id === null ? null : String(row.workspace_id),
   clientId: row.client_id === null ? null : String(row.client_id),
   operation: row.operation === null ? null : String(row.operation),
+  revealedSet: row.revealed_set === null ? null : String(row.revealed_set),
   event: String(row.event),
   prev: String(row.prev),
   hash: String(row.hash),
@@ -132,8 +136,15 @@ function whereOf(query: AuditQuery): { from: string; where: string[]; params: un
     from = `audit_set_workers s JOIN audit_events e ON e.revealed_set = s.set_id
       AND e.at >= CAST(s.day AS BIGINT) * ${MS_PER_DAY} AND e.at < CAST(s.day + 1 AS BIGINT) * ${MS_PER_DAY}
       AND e.workspace_id = s.workspace_id`;
-    where.push('s.workspace_id = ?', 's.worker_id = ?');
-    params.push(query.workspaceId ?? '', query.workerId);
+    const workspaces =
+      query.workspaceId === undefined ? (query.workspaceIds ?? []) : [query.workspaceId];
+    where.push(
+      workspaces.length === 0
+        ? '1 = 0'
+        : `s.workspace_id IN (${workspaces.map(() => '?').join(', ')})`,
+      's.worker_id = ?',
+    );
+    params.push(...workspaces, query.workerId);
     if (query.since !== undefined) {
       where.push('s.day >= ?');
       params.push(Math.floor(query.since / MS_PER_DAY));
@@ -167,6 +178,7 @@ function whereOf(query: AuditQuery): { from: string; where: string[]; params: un
 export function auditRecords(sql: AuditSql): AuditRecords {
   const knownSets = new Set<string>();
   return {
+    ...auditCheckReads(sql),
     async startAuditChain(chain) {
       await sql.run(insertSql(AUDIT_CHAINS_TABLE.name, columnNames(AUDIT_CHAINS_TABLE), 1), [
         chain.chainId,
