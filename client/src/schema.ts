@@ -1800,6 +1800,12 @@ export interface components {
                     };
                     rows: number;
                 } | null;
+                /** @description a counted refusal: how many refusals of its UTC minute this event stands for (its first one the rest of the event) */
+                count?: number;
+                /** @description how a counted refusal's were grouped: by client address and status, by caller, or the rest past the minute's ceiling */
+                countedBy?: "address" | "caller" | "rest";
+                /** @description the hash of the event before it in its chain */
+                prev: string;
                 /** @description the event's hash in its chain (audit verify) */
                 hash: string;
             }[];
