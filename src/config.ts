@@ -154,7 +154,8 @@ export interface Config extends AddressBoundsConfig {
   webhookRetryMs: number;
   /**
    * VMS_READ_WEBHOOK_LEASE_MS: how long an instance's claim on a subscription lasts unrenewed,
-   * default 30000: how soon another instance takes over from one that died.
+   * default 30000: how soon another instance takes over from one that died (a try holds it
+   * through its time limit and this long after, webhook-leases.ts).
    */
   webhookLeaseMs: number;
 }

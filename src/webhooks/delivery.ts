@@ -112,6 +112,11 @@ export class WebhookDelivery {
     else this.schedule(0);
   }
 
+  /** The task delivering subscription `id` here, while one is under way (what a test awaits). */
+  delivering(id: string): Promise<void> | undefined {
+    return this.running.get(id)?.task;
+  }
+
   /** Stops looking for work, ends tries under way, and gives up the leases held. */
   async stop(): Promise<void> {
     this.stopping.abort();
@@ -135,7 +140,8 @@ export class WebhookDelivery {
     const webhooks = this.deps.store.webhookDelivery();
     const { leaseMs, concurrency, perReceiver } = this.settings;
     const now = this.now();
-    // Renewed every third of a lease: a write, which SQLite cannot make while an import runs.
+    // Renewed every third of a lease (a try's longer one kept, webhook-leases.ts): a write, which
+    // SQLite cannot make while an import runs.
     if (this.holding && now - this.renewedAt >= leaseMs / 3) {
       await webhooks.renewLeases(this.owner, now, leaseMs);
       this.renewedAt = now;

@@ -8,7 +8,10 @@
  * - redirects are never followed (node's clients do not): a 3xx is an answer like any non-2xx;
  * - at most `maxResponseBytes` of the answer are read, then the connection is dropped; what it
  *   said is counted, never kept (a receiver may echo the body, names included: DESIGN §4.13);
- * - the whole exchange is bounded by `timeoutMs`.
+ * - the whole exchange is bounded by `timeoutMs`, or ends at `endsAt`, and nothing is sent once
+ *   that has passed: the request is written only when connected, if it has not (the delivery's
+ *   lease covers a try to its end, so a process that stalled past it, whose subscription another
+ *   instance may deliver by now, sends nothing).
  *
  * `allowInsecure` (VMS_READ_WEBHOOK_ALLOW_INSECURE=1) lifts the address rules, for tests and
  * private networks. Nothing here logs the body, the headers or the secret.
@@ -29,6 +32,11 @@ export interface PostOptions {
   resolve?: (host: string) => Promise<string[]>;
   /** Ends the request at once (the server stopping): the outcome is `{ error: 'stopped' }`. */
   signal?: AbortSignal;
+  /**
+   * When the exchange ends at the latest, on `clock` (ms): the time limit ends it then (named as
+   * `timeoutMs` still), and once it has passed nothing is sent: `{ error: NOT_SENT }`.
+   */
+  endsAt?: { at: number; clock: () => number };
 }
 
 /**
@@ -79,6 +87,9 @@ function checkedLookup(options: PostOptions) {
 /** The error of a request ended because the server stopped. */
 export const STOPPED = 'stopped';
 
+/** The error of a request not sent: connected only after its end (`endsAt`; the process stalled). */
+export const NOT_SENT = 'not sent: connected after the time limit';
+
 export async function postWebhook(
   url: URL,
   body: string,
@@ -112,9 +123,10 @@ export async function postWebhook(
       lookup: checkedLookup(options) as never,
       agent: false,
     });
+    const { endsAt } = options;
     const timer = setTimeout(
       () => settle({ error: `no answer within ${timeoutMs / 1000} s` }),
-      timeoutMs,
+      endsAt ? Math.max(0, Math.min(timeoutMs, endsAt.at - endsAt.clock())) : timeoutMs,
     );
     const { signal } = options;
     if (signal?.aborted) settle({ error: STOPPED });
@@ -138,6 +150,15 @@ export async function postWebhook(
       response.on('end', done);
       response.on('error', done);
     });
-    request.end(body);
+    // Written only once connected: as late as can be, so a stall before is seen.
+    request.on('socket', (socket) => {
+      const send = () => {
+        if (settled) return;
+        if (endsAt && endsAt.clock() >= endsAt.at) settle({ error: NOT_SENT });
+        else request.end(body);
+      };
+      if (socket.connecting) socket.once('connect', send);
+      else send();
+    });
   });
 }

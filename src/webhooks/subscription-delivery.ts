@@ -3,10 +3,11 @@
  * it claims the subscription's lease (one instance delivers it at a time; another takes over when
  * the lease lapses), then, in version order, builds the next page (subscription-page.ts), stores
  * it as the pending delivery before sending it (a restart sends the same id and body again),
- * signs it (message.ts), posts it (post.ts: the address rules, no redirects, a time limit) and
- * judges the answer (retries.ts). A 2xx moves the feed past it and goes on to the next page; a
- * failure schedules a retry; a 410 disables the subscription; three days of failures mark it
- * failing.
+ * holds the lease past the try's time limit (webhook-leases.ts: no one else sends meanwhile),
+ * signs it (message.ts), posts it (post.ts: the address rules, no redirects, a time limit, nothing
+ * sent once it passed) and judges the answer (retries.ts). A 2xx moves the feed past it and goes
+ * on to the next page; a failure schedules a retry; a 410 disables the subscription; three days of
+ * failures mark it failing.
  */
 import { randomUUID } from 'node:crypto';
 import { StoreBusyError } from '../errors.js';
@@ -19,7 +20,7 @@ import type { WebhookState, WebhookSubscription } from '../store/sql/webhook-sub
 import type { Store } from '../store/store.js';
 import { checkUrlForm } from './addresses.js';
 import { messageBody, signedHeaders } from './message.js';
-import { postWebhook, STOPPED, type PostOutcome } from './post.js';
+import { NOT_SENT, postWebhook, STOPPED, type PostOutcome } from './post.js';
 import { judgeAttempt, type Verdict } from './retries.js';
 import { startPosition, subscriptionPage } from './subscription-page.js';
 
@@ -169,8 +170,14 @@ export class SubscriptionDelivery {
     pending: PendingDelivery,
   ): Promise<'delivered' | 'retry' | 'failing' | 'disabled' | 'stopped'> {
     const webhooks = this.context.deps.store.webhookDelivery();
-    const { allowInsecure, timeoutMs, resolve, retryMs } = this.context.settings;
-    const started = this.context.now();
+    const { allowInsecure, timeoutMs, resolve, retryMs, leaseMs } = this.context.settings;
+    const { owner, now } = this.context;
+    // The try ends by `end`, sent or not; the lease lasts a lease longer (to record the answer,
+    // for clocks that differ), however late the loop renews: no one else sends meanwhile.
+    const end = now() + timeoutMs;
+    if (!(await webhooks.holdForTry(subscription.id, owner, pending.messageId, end + leaseMs)))
+      return 'stopped';
+    const started = now();
     let outcome: PostOutcome;
     try {
       const url = checkUrlForm(subscription.url, allowInsecure);
@@ -185,12 +192,20 @@ export class SubscriptionDelivery {
         timeoutMs,
         resolve,
         signal: this.context.signal,
+        endsAt: { at: end, clock: now },
       });
     } catch (error) {
       outcome = { error: (error as Error).message };
     }
     if ('error' in outcome && outcome.error === STOPPED && this.context.signal.aborted)
       return 'stopped';
+    if ('error' in outcome && outcome.error === NOT_SENT) {
+      this.context.deps.log.warn(
+        { subscription: subscription.id },
+        'webhook delivery: this instance stalled past a try’s end and sent nothing; its lease may be another instance’s, which delivers it',
+      );
+      return 'stopped';
+    }
     const ended = this.context.now();
     const answer = describe(outcome);
     const verdict = judgeAttempt(

@@ -45,22 +45,70 @@ export interface Subscribed {
   fromVersion: number;
 }
 
+/**
+ * Asserts that what a subscription's receiver got is in version order (DESIGN §4.14: the next
+ * delivery goes after a 2xx): each delivery's items in order and after every earlier delivery's,
+ * and a delivery that arrives again (a retry: the same `webhook-id` and body, as at-least-once
+ * allows) does so before any newer one. Its items are never compared with themselves: a retried
+ * delivery of versions 4 and 5 gives 4, 5, 4, 5, which is in order.
+ */
+export function assertInVersionOrder(got: readonly Received[]): void {
+  const shown = got.map((r) => `${r.id}: ${r.body.items.map((i) => i.version).join(',')}`);
+  const seen = new Set<string>();
+  let newest = -Infinity;
+  for (const [n, r] of got.entries()) {
+    const previous = got[n - 1];
+    if (previous?.id === r.id) {
+      assert.equal(r.raw, previous.raw, `a retry sends the same body: ${shown.join(' | ')}`);
+      continue;
+    }
+    assert.ok(
+      !seen.has(r.id),
+      `${r.id} arrived again after a newer delivery: ${shown.join(' | ')}`,
+    );
+    seen.add(r.id);
+    const versions = r.body.items.map((i) => i.version);
+    for (const version of versions) {
+      assert.ok(version >= newest, `versions went backwards: ${shown.join(' | ')}`);
+      newest = version;
+    }
+  }
+}
+
 export function webhookFixture(h: Harness, receiver: Receiver) {
   const running: WebhookDelivery[] = [];
   let paths = 0;
+  /** A delivery loop over the harness's store and executor unless given, stopped at `reset`. */
+  const loop = (
+    settings: Partial<DeliverySettings>,
+    deps: Partial<DeliveryDeps> & { store?: Store; executor?: Executor },
+  ) => {
+    const delivery = new WebhookDelivery(
+      { store: h.store, executor: h.executor, log: TEST_LOG, ...deps },
+      { ...FAST, ...settings },
+    );
+    running.push(delivery);
+    return delivery;
+  };
   return {
-    /** A delivery loop (over the harness's store and executor unless given), started. */
+    /** A delivery loop, started: it polls on its own. */
     deliver(
       settings: Partial<DeliverySettings> = {},
       deps: Partial<DeliveryDeps> & { store?: Store; executor?: Executor } = {},
     ): WebhookDelivery {
-      const delivery = new WebhookDelivery(
-        { store: h.store, executor: h.executor, log: TEST_LOG, ...deps },
-        { ...FAST, ...settings },
-      );
-      running.push(delivery);
+      const delivery = loop(settings, deps);
       delivery.start();
       return delivery;
+    },
+    /**
+     * A delivery loop that does not poll: the test runs its rounds (`tick()`), so it renews its
+     * leases only then (a loop that stalled). Once a subscription's task ends the loop polls.
+     */
+    idle(
+      settings: Partial<DeliverySettings> = {},
+      deps: Partial<DeliveryDeps> & { store?: Store; executor?: Executor } = {},
+    ): WebhookDelivery {
+      return loop(settings, deps);
     },
     /** Stops every loop and disables every subscription: the next test starts quiet. */
     async reset(): Promise<void> {
@@ -68,9 +116,9 @@ export function webhookFixture(h: Harness, receiver: Receiver) {
       for (const { id } of await h.store.webhooks().listWebhooks())
         await h.store.webhooks().setWebhookState(id, 'disabled', new Date().toISOString());
     },
-    /** A subscription of `token` to a fresh path of the receiver (or to `url`). */
+    /** A subscription of `token` to a fresh path of the receiver (or to `url`, its path kept). */
     async subscribe(token: string, types: string[] = [], url?: string): Promise<Subscribed> {
-      const path = `/hook${++paths}`;
+      const path = url === undefined ? `/hook${++paths}` : new URL(url).pathname;
       const made = await createWebhook(
         h.store,
         { token, url: url ?? `${receiver.base}${path}`, types, now: new Date() },

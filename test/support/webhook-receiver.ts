@@ -33,9 +33,11 @@ export interface Received {
 /**
  * How to answer one request: a status, a status with an echo of what it was sent (its text values
  * first, then the whole body, as a receiver's refusal may quote what it refused, names included),
- * or never (the sender's time limit ends it).
+ * a status once `after` settles (a receiver as slow as the test makes it: recorded on arrival,
+ * answered when the test says), or never (the sender's time limit ends it).
  */
-export type Answer = number | { status: number; echo: true } | 'silent';
+export type Answer =
+  number | { status: number; echo: true } | { status: number; after: Promise<unknown> } | 'silent';
 
 export interface Receiver {
   /** `http://127.0.0.1:port` */
@@ -82,9 +84,9 @@ export async function startReceiver(): Promise<Receiver> {
       const body = JSON.parse(raw) as ChangesBody;
       const answer = scripts.get(path)?.shift() ?? 204;
       const said =
-        typeof answer === 'object'
+        typeof answer === 'object' && 'echo' in answer
           ? `refused ${textValues(body.items).join(', ')}: ${raw}`
-          : answer !== 'silent' && answer >= 300
+          : typeof answer === 'number' && answer >= 300
             ? 'no thanks'
             : '';
       received.push({
@@ -98,7 +100,9 @@ export async function startReceiver(): Promise<Receiver> {
         at: Date.now(),
         answer: said,
       });
-      if (answer !== 'silent')
+      if (typeof answer === 'object' && 'after' in answer)
+        void answer.after.then(() => response.writeHead(answer.status).end());
+      else if (answer !== 'silent')
         response.writeHead(typeof answer === 'object' ? answer.status : answer).end(said);
     });
   });

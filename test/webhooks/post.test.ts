@@ -1,15 +1,17 @@
 /**
  * One webhook request (src/webhooks/post.ts) against a real receiver on loopback: the body and
  * headers arrive as sent; a redirect is an answer, never followed; a long answer is read only to
- * its cap, and only its size is said; a receiver that never answers is given up at the time limit; and without the insecure
- * setting, a loopback literal and a name that resolves to a private address when connecting (DNS
- * rebinding) are refused before anything reaches the receiver.
+ * its cap, and only its size is said; a receiver that never answers is given up at the time limit,
+ * or at the try's end when that comes first; a request that connects only after its end (the
+ * process stalled) sends nothing; and without the insecure setting, a loopback literal and a name
+ * that resolves to a private address when connecting (DNS rebinding) are refused before anything
+ * reaches the receiver.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { postWebhook } from '../../src/webhooks/post.js';
+import { NOT_SENT, postWebhook } from '../../src/webhooks/post.js';
 
 describe('a webhook request', () => {
   let server: Server;
@@ -17,6 +19,7 @@ describe('a webhook request', () => {
   const received: { path: string; headers: IncomingMessage['headers']; body: string }[] = [];
   const routes: Record<string, (response: ServerResponse) => void> = {
     '/ok': (r) => r.writeHead(204).end(),
+    '/stalled': (r) => r.writeHead(204).end(),
     '/moved': (r) => r.writeHead(302, { location: '/ok' }).end(),
     '/gone': (r) => r.writeHead(410).end('gone'),
     '/long': (r) => r.writeHead(500).end('x'.repeat(1 << 20)),
@@ -88,6 +91,48 @@ describe('a webhook request', () => {
       { ...insecure, timeoutMs: 300 },
     );
     assert.deepEqual(outcome, { error: 'no answer within 0.3 s' });
+  });
+
+  it('ends at the try’s end when it comes before the time limit', { timeout: 60_000 }, async () => {
+    // The test's guard (60 s) only turns a try that ran to its hour-long limit into a failure.
+    const outcome = await postWebhook(
+      new URL(`${base}/silent`),
+      '{}',
+      {},
+      { ...insecure, timeoutMs: 3_600_000, endsAt: { at: 1, clock: () => 0 } },
+    );
+    assert.deepEqual(outcome, { error: 'no answer within 3600 s' });
+  });
+
+  it('sends nothing when it connects only after the try’s end (the process stalled)', async () => {
+    const port = (server.address() as AddressInfo).port;
+    let clock = 0;
+    const stalled = await postWebhook(
+      new URL(`http://hooks.example.com:${port}/stalled`),
+      '{}',
+      {},
+      {
+        ...insecure,
+        // The clock passes the try's end while the name is looked up.
+        resolve: async () => {
+          clock = 1000;
+          return ['127.0.0.1'];
+        },
+        endsAt: { at: 1000, clock: () => clock },
+      },
+    );
+    assert.deepEqual(stalled, { error: NOT_SENT });
+    const sent = await postWebhook(
+      new URL(`${base}/ok`),
+      '{}',
+      {},
+      { ...insecure, endsAt: { at: Date.now() + 60_000, clock: Date.now } },
+    );
+    assert.deepEqual(sent, { status: 204, bytes: 0 });
+    assert.ok(
+      received.every((r) => r.path !== '/stalled'),
+      'only the request connected in time arrived',
+    );
   });
 
   it('refuses a private literal, and a name resolving to a private address when connecting, sending nothing', async () => {

@@ -1,4 +1,5 @@
 import { WEBHOOK_DELIVERY_TABLES } from './webhook-delivery-tables.js';
+import { deliveryLeases, LEASE_HELD, type DeliveryLeases } from './webhook-leases.js';
 import type { WebhookSql } from './webhook-subscriptions.js';
 
 /** A row as the store's primitives give it. */
@@ -58,8 +59,11 @@ export interface DeliveryAttempt {
   outcome: 'delivered' | 'retry' | 'failing' | 'disabled';
 }
 
-/** What the delivery reads and writes; every write of one holder names its lease. */
-export interface DeliveryRecords {
+/**
+ * What the delivery reads and writes; every write of a holder names its lease, and only the
+ * holder's are made (webhook-leases.ts).
+ */
+export interface DeliveryRecords extends DeliveryLeases {
   /**
    * Every subscription's progress (those never delivered have none), each waiting delivery's
    * `body` left out (empty): the loop reads this every round, a body only when it sends it.
@@ -68,12 +72,6 @@ export interface DeliveryRecords {
   findProgress(subscriptionId: string): Promise<DeliveryProgress | null>;
   /** Makes the row if missing (a new subscription starts at `position`). */
   startProgress(subscriptionId: string, position: SubscriptionPosition): Promise<void>;
-  /** Takes or renews the lease; false when another live holder has it. */
-  claim(subscriptionId: string, owner: string, now: number, leaseMs: number): Promise<boolean>;
-  /** Renews every lease `owner` holds. */
-  renewLeases(owner: string, now: number, leaseMs: number): Promise<void>;
-  /** Gives up every lease `owner` holds (a graceful stop: another may take over at once). */
-  releaseLeases(owner: string): Promise<void>;
   /** Nothing to push through `checkedVersion`; the feed stands at `position`. False: lease lost. */
   advance(
     subscriptionId: string,
@@ -153,8 +151,6 @@ const toAttempt = (row: Row): DeliveryAttempt => ({
   outcome: String(row.outcome) as DeliveryAttempt['outcome'],
 });
 
-const HELD = 'subscription_id = ? AND lease_owner = ?';
-
 /** No delivery waiting: the next one is built from the store. */
 const NO_PENDING = `message_id = NULL, body = NULL, data_version = NULL, next_position = NULL,
   items = NULL, attempts = 0, pending_since = NULL, first_failed_at = NULL, next_attempt_at = NULL`;
@@ -172,6 +168,7 @@ export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
   const held = async (statement: string, params: readonly unknown[]) =>
     (await sql.run(statement, params)) > 0;
   return {
+    ...deliveryLeases(sql),
     async listProgress() {
       const columns = WEBHOOK_DELIVERY_TABLES[0].columns;
       const read = Object.keys(columns).map((c) => (c === 'body' ? "'' AS body" : c));
@@ -188,28 +185,9 @@ export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
         [id, JSON.stringify(position), Math.max(0, position[0] - 1)],
       );
     },
-    claim(id, owner, now, leaseMs) {
-      return held(
-        `UPDATE webhook_progress SET lease_owner = ?, lease_until = ?
-         WHERE subscription_id = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < ?)`,
-        [owner, now + leaseMs, id, owner, now],
-      );
-    },
-    async renewLeases(owner, now, leaseMs) {
-      await sql.run('UPDATE webhook_progress SET lease_until = ? WHERE lease_owner = ?', [
-        now + leaseMs,
-        owner,
-      ]);
-    },
-    async releaseLeases(owner) {
-      await sql.run(
-        'UPDATE webhook_progress SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?',
-        [owner],
-      );
-    },
     advance(id, owner, position, checkedVersion) {
       return held(
-        `UPDATE webhook_progress SET position = ?, checked_version = ? WHERE ${HELD} AND message_id IS NULL`,
+        `UPDATE webhook_progress SET position = ?, checked_version = ? WHERE ${LEASE_HELD} AND message_id IS NULL`,
         [JSON.stringify(position), checkedVersion, id, owner],
       );
     },
@@ -217,7 +195,7 @@ export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
       return held(
         `UPDATE webhook_progress SET message_id = ?, body = ?, data_version = ?, next_position = ?,
            items = ?, attempts = ?, pending_since = ?, first_failed_at = ?, next_attempt_at = ?
-         WHERE ${HELD} AND message_id IS NULL
+         WHERE ${LEASE_HELD} AND message_id IS NULL
            AND (SELECT value FROM meta WHERE key = 'data_version') = ?`,
         [
           p.messageId,
@@ -239,14 +217,14 @@ export function deliveryRecords(sql: WebhookSql): DeliveryRecords {
       return held(
         `UPDATE webhook_progress SET position = next_position, checked_version = data_version,
            ${NO_PENDING}, delivered_at = ?
-         WHERE ${HELD} AND message_id = ?`,
+         WHERE ${LEASE_HELD} AND message_id = ?`,
         [at, id, owner, messageId],
       );
     },
     failed(id, owner, messageId, firstFailedAt, nextAttemptAt) {
       return held(
         `UPDATE webhook_progress SET attempts = attempts + 1, first_failed_at = ?, next_attempt_at = ?
-         WHERE ${HELD} AND message_id = ?`,
+         WHERE ${LEASE_HELD} AND message_id = ?`,
         [firstFailedAt, nextAttemptAt, id, owner, messageId],
       );
     },
