@@ -10,7 +10,8 @@
 //
 // `--attacks on` (the default) runs bench/attacks.mjs' attacks (issue 35) on the server after the
 // traffic, `only` instead of it, `off` not at all; then, unless `--open-internet none`, issue 44's
-// (bench/open-internet/run.mjs: `--open-internet 1,2,3,4` picks them), each on a server of its
+// and issue 56's trail flood (bench/open-internet/run.mjs: `--open-internet 1,2,3,4,6` picks
+// them), each on a server of its
 // own over a fresh copy of the database, once the soak's server has stopped.
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
@@ -27,7 +28,11 @@ import {
   writeFormatted,
 } from './lib.mjs';
 import { runAttacks } from './attacks.mjs';
-import { printOpenInternet, runOpenInternetAttacks } from './open-internet/run.mjs';
+import {
+  OPEN_INTERNET_ATTACKS,
+  printOpenInternet,
+  runOpenInternetAttacks,
+} from './open-internet/run.mjs';
 import { prng, shapeGenerator, valuePools, viewsOf } from './shapes.mjs';
 
 const { values } = parseArgs({
@@ -40,7 +45,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '12' },
     seed: { type: 'string', default: '1' },
     attacks: { type: 'string', default: 'on' },
-    'open-internet': { type: 'string', default: '1,2,3,4' },
+    'open-internet': { type: 'string', default: '1,2,3,4,6' },
   },
 });
 const MINUTES = Number(values.minutes);
@@ -57,9 +62,9 @@ if (!['on', 'off', 'only'].includes(values.attacks)) {
 }
 const OPEN_INTERNET =
   values['open-internet'] === 'none' ? [] : values['open-internet'].split(',').map(Number);
-if (!OPEN_INTERNET.every((n) => [1, 2, 3, 4].includes(n))) {
+if (!OPEN_INTERNET.every((n) => OPEN_INTERNET_ATTACKS.includes(n))) {
   console.error(
-    '--open-internet: the attacks of issue 44 to run, e.g. 1,2,3,4 (the default), or none',
+    `--open-internet: the attacks of issues 44 and 56 to run, of ${OPEN_INTERNET_ATTACKS.join(',')} (default 1,2,3,4,6), or none`,
   );
   process.exit(2);
 }

@@ -10,7 +10,9 @@
 // 3. the same client (and a registration, and /healthz) while `vms-read import` loads 1,000,000
 //    new time entries into the database the server reads;
 // 4. anonymous reading flood: 200 keep-alive connections from one address read /openapi.json
-//    without a token as fast as they can, while a token holder lists workers one at a time.
+//    without a token as fast as they can, while a token holder lists workers one at a time;
+// 6. the access trail flooded (issue 56, trail-flood.mjs): anonymous requests and a key past its
+//    quota, from one address and from 100 behind the proxy; what the trail grew by a minute.
 //
 // Attacks 1 and 2 run the server with VMS_READ_TRUSTED_PROXIES=127.0.0.1, so that one loopback
 // load generator can be many addresses through X-Forwarded-For: in attack 1 the attacker is
@@ -24,7 +26,7 @@
 // RSS before, peak and after, and its V8 heap and external memory from /metrics.
 //
 // Alone: `npm run build && node bench/open-internet/run.mjs [--server-dir DIR] [--pg]
-//   [--scale small] [--attacks 1,2,3,4] [--flood-seconds 60] [--import-rows 1000000]
+//   [--scale small] [--attacks 1,2,3,4,6] [--trail-seconds 60] [--flood-seconds 60] [--import-rows 1000000]
 //   [--label before] [--out FILE] [--heap-snapshots] [--diagnose] [--cpu-prof]`; `--server-dir`
 // runs the server (and the CLI: seed, token, import) of another checkout's build, e.g. the build
 // before this work; `--heap-snapshots` adds, in attacks 1 and 2, what grew in the server's live
@@ -50,8 +52,18 @@ import { buildOf } from './build.mjs';
 import { ATTACKER, floodAddress, log, round } from './common.mjs';
 import { seededSource } from './databases.mjs';
 import { importAttack } from './during-import.mjs';
-import { printOpenInternet } from './print.mjs';
+import { printOpenInternet as printAttacks } from './print.mjs';
 import { registrationAttack } from './registration-floods.mjs';
+import { printTrailFlood, trailFloodAttack } from './trail-flood.mjs';
+
+/** The attacks this file runs, by number. */
+export const OPEN_INTERNET_ATTACKS = [1, 2, 3, 4, 6];
+
+/** The figures as lines, attack 6's among them. */
+function printOpenInternet(results, print = console.log) {
+  printAttacks(results, print);
+  if (results.trailFlood) printTrailFlood(results.trailFlood, print);
+}
 
 export { printOpenInternet };
 
@@ -65,6 +77,7 @@ export async function runOpenInternetAttacks({
   source,
   which = [1, 2, 3, 4],
   floodSeconds = 60,
+  trailSeconds = 60,
   importRows = 1_000_000,
   anonymousSeconds = 15,
   anonymousConnections = 200,
@@ -136,6 +149,8 @@ export async function runOpenInternetAttacks({
         connections: anonymousConnections,
       }),
     );
+  if (which.includes(6))
+    await attempt('trailFlood', () => trailFloodAttack({ build, source, seconds: trailSeconds }));
   return results;
 }
 
@@ -149,6 +164,7 @@ async function main() {
       'flood-seconds': { type: 'string', default: '60' },
       'import-rows': { type: 'string', default: '1000000' },
       'anonymous-seconds': { type: 'string', default: '15' },
+      'trail-seconds': { type: 'string', default: '60' },
       label: { type: 'string' },
       out: { type: 'string' },
       'heap-snapshots': { type: 'boolean', default: false },
@@ -169,6 +185,7 @@ async function main() {
       floodSeconds: Number(values['flood-seconds']),
       importRows: Number(values['import-rows']),
       anonymousSeconds: Number(values['anonymous-seconds']),
+      trailSeconds: Number(values['trail-seconds']),
       heapSnapshots: values['heap-snapshots'],
       diagnose: values.diagnose,
       cpuProfile: values['cpu-prof'],
