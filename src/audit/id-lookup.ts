@@ -71,7 +71,7 @@ export class ClaimSettler {
     }
     for (const claim of claims)
       if (!this.knownOf(claim.kind).has(claim.value))
-        claim.holder[claim.key] = typedText(claim.value);
+        (claim.holder as Record<string, unknown>)[claim.key] = typedText(claim.value);
   }
 
   private knownOf(kind: IdKind): Set<string> {

@@ -25,7 +25,7 @@ export const typedText = (value: string): TypedText => ({ text: true, length: [.
 export interface IdClaim {
   kind: IdKind;
   value: string;
-  holder: Record<string, unknown>;
+  holder: Record<string, unknown> | unknown[];
   key: string;
 }
 
@@ -114,6 +114,8 @@ export interface AnswerOutcome {
    * equality filter and id it was asked with then named something real.
    */
   shown: boolean;
+  /** The ids of the records it carried: each of a list of ids found among them was genuine. */
+  revealedIds: ReadonlySet<string>;
 }
 
 /**
@@ -131,7 +133,15 @@ export function keptParams(
   for (const [key, value] of Object.entries(input)) {
     if (key === 'cursor' || value === undefined) continue;
     const kind = operation?.idParams?.[key];
-    if (kind !== undefined && typeof value === 'string') {
+    if (kind !== undefined && typeof value === 'string' && value.includes(',')) {
+      // A list of ids (`ids=a,b,c`; an id holds no comma): each kept or its length on its own.
+      const ids: unknown[] = value.split(',');
+      params[key] = ids;
+      ids.forEach((id, i) => {
+        if (!outcome.revealedIds.has(id as string))
+          claims.push({ kind, value: id as string, holder: ids as never, key: String(i) });
+      });
+    } else if (kind !== undefined && typeof value === 'string') {
       params[key] = value;
       if (!outcome.shown) claims.push({ kind, value, holder: params, key });
     } else if (key === 'query' && operation?.runsReports)
