@@ -52,9 +52,11 @@ function errorOfResponse(ctx: KoaContextWithOIDC): { error: string; description:
  *   failed authentication of its address; past the limit such an answer is 429 (Retry-After);
  *   a correct one is never refused (DESIGN §4.16);
  * - a registration counts against its address once it succeeded;
- * - not an open redirector (RFC 9700 §4.11.2): an authorization request of a client that has never
- *   had a grant, failing before a person has signed in, gets an error page, not a redirect to a
- *   URI anyone could have registered a minute ago;
+ * - not an open redirector (RFC 9700 §4.11.2): a failing authorization request of a client that has
+ *   never had a grant gets an error page, not a redirect to a URI anyone could have registered a
+ *   minute ago, whether or not the browser holds a person's session: a session says who the
+ *   person is, not that they ever chose this client (a link to `prompt=none`, or without PKCE,
+ *   would otherwise bounce anyone signed in to the registrant's page);
  * - a plain OAuth request (no `openid`) asking for `offline_access` without `prompt` gets
  *   `prompt=consent`, the condition under which the library issues refresh tokens (OpenID
  *   Connect's rule, which OAuth 2.1 clients do not know).
@@ -97,7 +99,7 @@ function askConsentForOffline(ctx: KoaContextWithOIDC): void {
 
 async function refuseOpenRedirect(ctx: KoaContextWithOIDC, deps: GuardDeps): Promise<void> {
   const refused = errorOfResponse(ctx);
-  if (refused === null || ctx.oidc?.session?.accountId) return;
+  if (refused === null) return;
   const clientId = ctx.oidc?.client?.clientId;
   if (clientId && (await deps.records.findOAuthRecord(USED_CLIENT, clientId, deps.now()))) return;
   ctx.remove('location');
