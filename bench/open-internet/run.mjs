@@ -10,7 +10,11 @@
 // 3. the same client (and a registration, and /healthz) while `vms-read import` loads 1,000,000
 //    new time entries into the database the server reads;
 // 4. anonymous reading flood: 200 keep-alive connections from one address read /openapi.json
-//    without a token as fast as they can, while a token holder lists workers one at a time.
+//    without a token as fast as they can, while a token holder lists workers one at a time;
+// 5. (issue 56, not run unless asked) does memory grow with the clients registered: 35,000
+//    registrations, each from an address of its own behind the trusted proxy (or from
+//    `--registration-addresses N`), with RSS, heap and the clients stored at every fifth and once
+//    the per-minute windows ended (registration-floods.mjs).
 //
 // Attacks 1 and 2 run the server with VMS_READ_TRUSTED_PROXIES=127.0.0.1, so that one loopback
 // load generator can be many addresses through X-Forwarded-For: in attack 1 the attacker is
@@ -25,7 +29,8 @@
 //
 // Alone: `npm run build && node bench/open-internet/run.mjs [--server-dir DIR] [--pg]
 //   [--scale small] [--attacks 1,2,3,4] [--flood-seconds 60] [--import-rows 1000000]
-//   [--label before] [--out FILE] [--heap-snapshots] [--diagnose] [--cpu-prof]`; `--server-dir`
+//   [--label before] [--out FILE] [--heap-snapshots] [--diagnose] [--cpu-prof]
+//   [--registrations 35000] [--registration-addresses 0]`; `--server-dir`
 // runs the server (and the CLI: seed, token, import) of another checkout's build, e.g. the build
 // before this work; `--heap-snapshots` adds, in attacks 1 and 2, what grew in the server's live
 // heap; `--diagnose` adds, in attack 3, where the time went (diagnose.mjs), and `--cpu-prof` a
@@ -51,7 +56,7 @@ import { ATTACKER, floodAddress, log, round } from './common.mjs';
 import { seededSource } from './databases.mjs';
 import { importAttack } from './during-import.mjs';
 import { printOpenInternet } from './print.mjs';
-import { registrationAttack } from './registration-floods.mjs';
+import { registrationAttack, registrationMemoryAttack } from './registration-floods.mjs';
 
 export { printOpenInternet };
 
@@ -71,6 +76,8 @@ export async function runOpenInternetAttacks({
   heapSnapshots = false,
   diagnose = false,
   cpuProfile = false,
+  registrations = 35_000,
+  registrationAddresses = 0,
 }) {
   const results = {
     build: {
@@ -136,6 +143,16 @@ export async function runOpenInternetAttacks({
         connections: anonymousConnections,
       }),
     );
+  if (which.includes(5))
+    await attempt('registrationMemory', () =>
+      registrationMemoryAttack({
+        build,
+        source,
+        count: registrations,
+        addresses: registrationAddresses,
+        heapSnapshots,
+      }),
+    );
   return results;
 }
 
@@ -154,6 +171,8 @@ async function main() {
       'heap-snapshots': { type: 'boolean', default: false },
       diagnose: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      registrations: { type: 'string', default: '35000' },
+      'registration-addresses': { type: 'string', default: '0' },
     },
   });
   const build = buildOf(values['server-dir']);
@@ -172,6 +191,8 @@ async function main() {
       heapSnapshots: values['heap-snapshots'],
       diagnose: values.diagnose,
       cpuProfile: values['cpu-prof'],
+      registrations: Number(values.registrations),
+      registrationAddresses: Number(values['registration-addresses']),
     });
     const output = {
       date: new Date().toISOString(),

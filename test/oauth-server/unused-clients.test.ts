@@ -5,7 +5,10 @@
  * do not pass it; a client that is used frees its place. Both stores.
  */
 import assert from 'node:assert/strict';
+import { Agent, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { createService } from '../../src/service.js';
 import { FULL_FOR_MS } from '../../src/oauth-server/unused-clients.js';
@@ -15,18 +18,57 @@ import { CALLBACK, signIn } from '../support/oauth-flow.js';
 
 const MAX = 4;
 const HOURS = 2;
+/** Registrations past the ceiling, each from an address of its own, in the memory test. */
+const ATTEMPTS = 5000;
+const MB = 2 ** 20;
+
+/** A full collection, then the bytes the heap holds. */
+function heapAfterCollection(): number {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+const METADATA = {
+  redirect_uris: [CALLBACK],
+  token_endpoint_auth_method: 'none',
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+};
+
+/**
+ * The same through node:http, its status only: fetch keeps a finalization record for each
+ * response until a task after the collection runs it, which a heap measured at once would count.
+ */
+function registerStatus(agent: Agent, base: string, address: string): Promise<number> {
+  const body = JSON.stringify(METADATA);
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      `${base}/oauth/register`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-forwarded-for': address,
+        },
+      },
+      (answer) => answer.resume().on('end', () => resolve(answer.statusCode ?? 0)),
+    );
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
 
 /** POST /oauth/register from `address` (through the trusted proxy): status, headers, body. */
 async function register(base: string, address: string) {
   const response = await fetch(`${base}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
-    body: JSON.stringify({
-      redirect_uris: [CALLBACK],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-    }),
+    body: JSON.stringify(METADATA),
   });
   return {
     status: response.status,
@@ -125,5 +167,50 @@ for (const dialect of DIALECTS)
         assert.ok(refused.retryAfter > 0, JSON.stringify(refused));
       }
       assert.equal(await unused(), MAX);
+    });
+  });
+
+for (const dialect of DIALECTS)
+  describe(`memory past the ceiling on unused clients (${dialect})`, () => {
+    let h: Harness;
+    let base = '';
+    before(async () => {
+      // The bound per address on, as in the product: an address's window is memory (an hour).
+      h = await startHarness({
+        dialect,
+        oauthServer: true,
+        unusedClientsMax: MAX,
+        registrationsPerHour: 20,
+        trustedProxies: ['127.0.0.1'],
+      });
+      base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    });
+    after(() => h.close());
+
+    it('holds nothing for registrations past it, from however many addresses', async () => {
+      // Each from an address of its own, as from an attacker holding many IPv6 /64s: without
+      // the ceiling each was a client kept and an address's hour-long window (some 0.5 KB).
+      let n = 0;
+      const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+      const statuses: Record<number, number> = {};
+      const attempts = async (count: number) => {
+        const stop = n + count;
+        const sender = async () => {
+          while (n < stop) {
+            const address = `10.${n >> 16}.${(n >> 8) & 255}.${n++ & 255}`;
+            const status = await registerStatus(agent, base, address);
+            statuses[status] = (statuses[status] ?? 0) + 1;
+          }
+        };
+        await Promise.all(Array.from({ length: 16 }, sender));
+      };
+      // The ceiling reached, and the refusal's path run before anything is measured.
+      await attempts(MAX + 200);
+      const before = heapAfterCollection();
+      await attempts(ATTEMPTS);
+      const held = heapAfterCollection() - before;
+      agent.destroy();
+      assert.ok(held < MB, `${(held / MB).toFixed(2)} MB held after ${ATTEMPTS} registrations`);
+      assert.deepEqual(statuses, { 201: MAX, 429: ATTEMPTS + 200 });
     });
   });
