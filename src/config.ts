@@ -10,8 +10,10 @@ import {
   addressBoundsOf,
   originsOf,
   trustedProxiesOf,
+  unusedClientsOf,
   type AddressBoundsConfig,
   type OriginConfig,
+  type UnusedClientsConfig,
 } from './network-config.js';
 import { IssuerConfigError, parseOAuthIssuers, type OAuthIssuer } from './oauth-issuers.js';
 
@@ -32,7 +34,7 @@ export const DEFAULT_AUDIT_REFUSALS_PER_MINUTE = 600;
 export const DEFAULT_WEBHOOK_RETRY_MS = 5000;
 export const DEFAULT_WEBHOOK_LEASE_MS = 30_000;
 
-export interface Config extends AddressBoundsConfig {
+export interface Config extends AddressBoundsConfig, UnusedClientsConfig {
   /** VMS_READ_DB: the database when `--db` is not given. */
   db: string | undefined;
   /** VMS_READ_TOKEN: the token of `mcp` and `token revoke` when `--token` is not given. */
@@ -127,11 +129,6 @@ export interface Config extends AddressBoundsConfig {
    * client is (addresses and CIDR ranges); empty, those headers are ignored.
    */
   trustedProxies: string[];
-  /**
-   * VMS_READ_UNUSED_CLIENT_HOURS: how long a client registered at the built-in server may wait for
-   * its first grant before it is removed, default 24 (fractions allowed).
-   */
-  unusedClientHours: number;
   /**
    * VMS_READ_PREFERRED_ISSUER: the authorization server named first in the resource metadata
    * (MCP hosts sign in with it): `built-in` or an issuer of VMS_READ_OAUTH_ISSUERS; unset, the
@@ -251,19 +248,6 @@ function webSignInOf(env: Env): Config['webSignIn'] {
   return { issuer, clientId };
 }
 
-/** VMS_READ_UNUSED_CLIENT_HOURS: a positive number of hours (fractions allowed), default 24. */
-function unusedClientHoursOf(env: Env): number {
-  const value = env.VMS_READ_UNUSED_CLIENT_HOURS;
-  if (value === undefined || value === '') return 24;
-  const hours = Number(value);
-  if (!Number.isFinite(hours) || hours <= 0)
-    throw new ConfigError(
-      'VMS_READ_UNUSED_CLIENT_HOURS',
-      'must be a positive number of hours, e.g. 24 or 0.5',
-    );
-  return hours;
-}
-
 /** VMS_READ_PREFERRED_ISSUER: `built-in`, or one of VMS_READ_OAUTH_ISSUERS' issuers. */
 function preferredIssuerOf(env: Env): string | undefined {
   const value = env.VMS_READ_PREFERRED_ISSUER || undefined;
@@ -363,7 +347,7 @@ export function readConfig(env: Env = process.env): Config {
     webhookAllowInsecure: onOff(env, 'VMS_READ_WEBHOOK_ALLOW_INSECURE'),
     ...addressBoundsOf(env),
     trustedProxies: trustedProxiesOf(env),
-    unusedClientHours: unusedClientHoursOf(env),
+    ...unusedClientsOf(env),
     preferredIssuer: preferredIssuerOf(env),
     audit: oneOf(env, 'VMS_READ_AUDIT', ['on', 'off'] as const, 'on') === 'on',
     auditDays: wholeNumber(

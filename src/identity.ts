@@ -32,10 +32,14 @@ export interface IdentityOptions {
   preferredIssuer?: string;
   /** The organisation's server the page signs in with (VMS_READ_WEB_ISSUER). */
   webSignIn?: { issuer: string };
-  /** VMS_READ_REGISTRATIONS_PER_HOUR, VMS_READ_AUTHORIZATIONS_PER_HOUR, VMS_READ_UNUSED_CLIENT_HOURS. */
+  /**
+   * VMS_READ_REGISTRATIONS_PER_HOUR, VMS_READ_AUTHORIZATIONS_PER_HOUR, VMS_READ_UNUSED_CLIENT_HOURS,
+   * VMS_READ_UNUSED_CLIENTS_MAX.
+   */
   registrationsPerHour?: number;
   authorizationsPerHour?: number;
   unusedClientHours?: number;
+  unusedClientsMax?: number;
 }
 
 export interface Identity {
@@ -88,6 +92,7 @@ export async function setUpIdentity(
           registrationsPerHour: options.registrationsPerHour,
           authorizationsPerHour: options.authorizationsPerHour,
           unusedClientHours: options.unusedClientHours,
+          unusedClientsMax: options.unusedClientsMax,
           onRecordsEnded: () => ownTokens?.ended(),
         }
       : undefined,

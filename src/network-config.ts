@@ -1,7 +1,8 @@
 /**
  * The configuration of the network around the server (DESIGN §4.10, §4.16): its public URL and the
- * browser origins it answers, the proxies it trusts to say who the client is, and the bounds on
- * what one client address may do (the table in address-bounds.ts).
+ * browser origins it answers, the proxies it trusts to say who the client is, the bounds on what
+ * one client address may do (the table in address-bounds.ts), and what the built-in server keeps
+ * of clients anyone registered and nobody used.
  */
 import ipaddr from 'ipaddr.js';
 import { ADDRESS_BOUNDS } from './address-bounds.js';
@@ -28,6 +29,16 @@ export interface AddressBoundsConfig {
   /** VMS_READ_AUTHORIZATIONS_PER_HOUR: authorization requests started an hour, default 300. */
   authorizationsPerHour: number;
 }
+
+/** Clients registered at the built-in server that nobody has used yet (DESIGN §4.16). */
+export interface UnusedClientsConfig {
+  /** VMS_READ_UNUSED_CLIENT_HOURS: how long one may wait for its first grant, default 24. */
+  unusedClientHours: number;
+  /** VMS_READ_UNUSED_CLIENTS_MAX: how many may exist at once, default 10,000. */
+  unusedClientsMax: number;
+}
+
+export const UNUSED_CLIENTS_DEFAULTS = { hours: 24, max: 10_000 } as const;
 
 /**
  * One entry of VMS_READ_ALLOWED_ORIGINS as a browser sends it in `Origin` (`scheme://host[:port]`):
@@ -100,4 +111,27 @@ export function addressBoundsOf(env: Env): AddressBoundsConfig {
     anonymousPerMinute: bound('requestsWithoutCredential', 'requests'),
     authorizationsPerHour: bound('authorizations', 'authorization requests'),
   };
+}
+
+/**
+ * VMS_READ_UNUSED_CLIENT_HOURS, a positive number of hours (fractions allowed), and
+ * VMS_READ_UNUSED_CLIENTS_MAX, a whole number of clients of at least 1: the ceiling is what keeps
+ * the store and the server's memory bounded when anyone may register, so it has no "off".
+ */
+export function unusedClientsOf(env: Env): UnusedClientsConfig {
+  const value = env.VMS_READ_UNUSED_CLIENT_HOURS;
+  const hours = value === undefined || value === '' ? UNUSED_CLIENTS_DEFAULTS.hours : Number(value);
+  if (!Number.isFinite(hours) || hours <= 0)
+    throw new ConfigError(
+      'VMS_READ_UNUSED_CLIENT_HOURS',
+      'must be a positive number of hours, e.g. 24 or 0.5',
+    );
+  const unusedClientsMax = wholeNumber(
+    env,
+    'VMS_READ_UNUSED_CLIENTS_MAX',
+    UNUSED_CLIENTS_DEFAULTS.max,
+    1,
+    'must be a whole number of clients, at least 1',
+  );
+  return { unusedClientHours: hours, unusedClientsMax };
 }

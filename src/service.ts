@@ -88,10 +88,14 @@ export interface ServiceOptions {
   trustedProxies?: readonly string[];
   /** VMS_READ_ANONYMOUS_PER_MINUTE: requests without a credential an address may make a minute. */
   anonymousPerMinute?: number;
-  /** VMS_READ_REGISTRATIONS_PER_HOUR, _AUTHORIZATIONS_PER_HOUR, _UNUSED_CLIENT_HOURS (the built-in server). */
+  /**
+   * VMS_READ_REGISTRATIONS_PER_HOUR, _AUTHORIZATIONS_PER_HOUR, _UNUSED_CLIENT_HOURS and
+   * _UNUSED_CLIENTS_MAX (the built-in server).
+   */
   registrationsPerHour?: number;
   authorizationsPerHour?: number;
   unusedClientHours?: number;
+  unusedClientsMax?: number;
   /** VMS_READ_PREFERRED_ISSUER: the authorization server MCP hosts are sent to first. */
   preferredIssuer?: string;
   /** VMS_READ_AUDIT: keep the access trail (DESIGN §4.17); off unless asked for here. */
@@ -143,6 +147,7 @@ export function serviceSettings(
   | 'registrationsPerHour'
   | 'authorizationsPerHour'
   | 'unusedClientHours'
+  | 'unusedClientsMax'
   | 'preferredIssuer'
   | 'audit'
   | 'auditDays'
@@ -180,6 +185,7 @@ export function serviceSettings(
     registrationsPerHour: config.registrationsPerHour,
     authorizationsPerHour: config.authorizationsPerHour,
     unusedClientHours: config.unusedClientHours,
+    unusedClientsMax: config.unusedClientsMax,
     preferredIssuer: config.preferredIssuer,
     audit: config.audit,
     auditDays: config.auditDays,

@@ -50,6 +50,23 @@ export function printOpenInternet(results, print = console.log) {
       `    victim alone ${s(a.victim.alone)}; during ${s(a.victim.duringFlood)}; RSS MB ${a.rssMb.before}/${a.rssMb.peak}/${a.rssMb.after}`,
     );
   }
+  const m = results.registrationMemory;
+  if (m?.error) print(`  registrationMemory: ERROR ${m.error.split('\n')[0]}`);
+  else if (m) {
+    print(`  ${m.attack}${load(m)}: answers ${JSON.stringify(m.answers)} in ${m.floodSeconds} s`);
+    for (const c of m.checkpoints)
+      print(
+        `    ${c.label.padEnd(14)} clients stored ${String(c.clientsStored).padStart(6)}; RSS ${c.rssMb} MB; heap used/total ${c.heapUsedMb}/${c.heapTotalMb} MB`,
+      );
+    const live = m.heapSnapshots;
+    if (live)
+      print(
+        `    live heap ${live.liveMbBefore} -> ${live.liveMbAfter} MB; grew most: ${live.grew
+          .slice(0, 5)
+          .map((g) => `${g.name} ${g.objects} (${g.kb} KB)`)
+          .join(', ')}`,
+      );
+  }
   for (const r of Object.values(results))
     if (r?.serverLog?.errors?.length)
       print(`  server errors: ${r.serverLog.errors.map((e) => e.slice(0, 400)).join('\n    ')}`);

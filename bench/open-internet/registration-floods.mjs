@@ -186,3 +186,92 @@ export async function registrationAttack({
     await store.remove();
   }
 }
+
+/** The n-th registration's address when each comes from one of its own: 10.0.0.0/8 in order. */
+export const ownAddress = (n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+
+/**
+ * Attack 5 (issue 56): does the server's memory grow with the clients registered? `count`
+ * registrations from `addresses` addresses behind the trusted proxy (0: each from one of its own,
+ * as an attacker holding many IPv6 /64s), 64 in flight, as fast as the server answers. Figures at
+ * every fifth of them: the answers so far, the unused clients stored, RSS and the heap (from
+ * /metrics); then again once the per-minute windows of those addresses have ended. With
+ * `heapSnapshots`, the live heap (after a full collection) at the first fifth and at the end, and
+ * what grew between: a snapshot itself raises the RSS by some 180 MB for good, so the RSS of such
+ * a run is not the server's own.
+ */
+export async function registrationMemoryAttack({
+  build,
+  source,
+  count = 35_000,
+  addresses = 0,
+  env = {},
+  heapSnapshots = false,
+  settleSeconds = 65,
+}) {
+  const store = await freshDatabase(source, 'open-internet-5-memory');
+  const serverEnv = { VMS_READ_TRUSTED_PROXIES: '127.0.0.1', ...env };
+  const server = await startServer(build, store.db, serverEnv, { heapSnapshots });
+  const addressOf = addresses > 0 ? (n) => ownAddress(n % addresses) : ownAddress;
+  const agent = agentOf(64);
+  const byStatus = {};
+  const checkpoints = [];
+  const checkpoint = async (label, sent) => {
+    const s = await snapshot(server, store);
+    const figures = {
+      label,
+      sent,
+      answers: { ...byStatus },
+      clientsStored: s.records.Client?.n ?? 0,
+      rssMb: s.rssMb,
+      heapUsedMb: s.heapUsedMb,
+      heapTotalMb: s.heapTotalMb,
+    };
+    checkpoints.push(figures);
+    log(`5: ${JSON.stringify(figures)}`);
+  };
+  try {
+    await checkpoint('before', 0);
+    let liveAtFirstFifth = null;
+    const started = Date.now();
+    let next = 0;
+    const fifth = Math.ceil(count / 5);
+    for (let stop = fifth; next < count; stop = Math.min(count, stop + fifth)) {
+      const sender = async () => {
+        while (next < stop) {
+          const n = next++;
+          const res = await register(agent, server.port, addressOf(n), n);
+          const key = res.status || `error ${res.error}`;
+          byStatus[key] = (byStatus[key] ?? 0) + 1;
+        }
+      };
+      await Promise.all(Array.from({ length: 64 }, sender));
+      await checkpoint(`after ${next}`, next);
+      if (heapSnapshots && !liveAtFirstFifth) liveAtFirstFifth = await heapSnapshot(server);
+    }
+    const floodSeconds = round((Date.now() - started) / 1000);
+    await sleep(settleSeconds * 1000);
+    await checkpoint(`${settleSeconds} s later`, count);
+    const liveAtEnd = heapSnapshots ? await heapSnapshot(server) : null;
+    return {
+      attack: `5: ${count} registrations from ${addresses || 'as many'} addresses behind a trusted proxy, memory along the way`,
+      serverEnv,
+      floodSeconds,
+      answers: byStatus,
+      checkpoints,
+      ...(heapSnapshots
+        ? {
+            heapSnapshots: {
+              note: 'live heap (after a full collection) at the first fifth and at the end; the RSS of this run includes what the snapshots took',
+              ...heapGrowth(liveAtFirstFifth, liveAtEnd),
+            },
+          }
+        : {}),
+      serverLog: server.log,
+    };
+  } finally {
+    agent.destroy();
+    await server.stop();
+    await store.remove();
+  }
+}

@@ -11,6 +11,10 @@
 //    new time entries into the database the server reads;
 // 4. anonymous reading flood: 200 keep-alive connections from one address read /openapi.json
 //    without a token as fast as they can, while a token holder lists workers one at a time;
+// 5. (issue 56, not run unless asked) does memory grow with the clients registered: 35,000
+//    registrations, each from an address of its own behind the trusted proxy (or from
+//    `--registration-addresses N`), with RSS, heap and the clients stored at every fifth and once
+//    the per-minute windows ended (registration-floods.mjs).
 // 6. the access trail flooded (issue 56, trail-flood.mjs): anonymous requests and a key past its
 //    quota, from one address and from 100 behind the proxy; what the trail grew by a minute.
 //
@@ -26,8 +30,9 @@
 // RSS before, peak and after, and its V8 heap and external memory from /metrics.
 //
 // Alone: `npm run build && node bench/open-internet/run.mjs [--server-dir DIR] [--pg]
-//   [--scale small] [--attacks 1,2,3,4,6] [--trail-seconds 60] [--flood-seconds 60] [--import-rows 1000000]
-//   [--label before] [--out FILE] [--heap-snapshots] [--diagnose] [--cpu-prof]`; `--server-dir`
+//   [--scale small] [--attacks 1,2,3,4,6] [--trail-seconds 60] [--flood-seconds 60]
+//   [--import-rows 1000000] [--label before] [--out FILE] [--heap-snapshots] [--diagnose]
+//   [--cpu-prof] [--registrations 35000] [--registration-addresses 0]`; `--server-dir`
 // runs the server (and the CLI: seed, token, import) of another checkout's build, e.g. the build
 // before this work; `--heap-snapshots` adds, in attacks 1 and 2, what grew in the server's live
 // heap; `--diagnose` adds, in attack 3, where the time went (diagnose.mjs), and `--cpu-prof` a
@@ -53,11 +58,11 @@ import { ATTACKER, floodAddress, log, round } from './common.mjs';
 import { seededSource } from './databases.mjs';
 import { importAttack } from './during-import.mjs';
 import { printOpenInternet as printAttacks } from './print.mjs';
-import { registrationAttack } from './registration-floods.mjs';
+import { registrationAttack, registrationMemoryAttack } from './registration-floods.mjs';
 import { printTrailFlood, trailFloodAttack } from './trail-flood.mjs';
 
 /** The attacks this file runs, by number. */
-export const OPEN_INTERNET_ATTACKS = [1, 2, 3, 4, 6];
+export const OPEN_INTERNET_ATTACKS = [1, 2, 3, 4, 5, 6];
 
 /** The figures as lines, attack 6's among them. */
 function printOpenInternet(results, print = console.log) {
@@ -84,6 +89,8 @@ export async function runOpenInternetAttacks({
   heapSnapshots = false,
   diagnose = false,
   cpuProfile = false,
+  registrations = 35_000,
+  registrationAddresses = 0,
 }) {
   const results = {
     build: {
@@ -149,6 +156,16 @@ export async function runOpenInternetAttacks({
         connections: anonymousConnections,
       }),
     );
+  if (which.includes(5))
+    await attempt('registrationMemory', () =>
+      registrationMemoryAttack({
+        build,
+        source,
+        count: registrations,
+        addresses: registrationAddresses,
+        heapSnapshots,
+      }),
+    );
   if (which.includes(6))
     await attempt('trailFlood', () => trailFloodAttack({ build, source, seconds: trailSeconds }));
   return results;
@@ -170,6 +187,8 @@ async function main() {
       'heap-snapshots': { type: 'boolean', default: false },
       diagnose: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      registrations: { type: 'string', default: '35000' },
+      'registration-addresses': { type: 'string', default: '0' },
     },
   });
   const build = buildOf(values['server-dir']);
@@ -189,6 +208,8 @@ async function main() {
       heapSnapshots: values['heap-snapshots'],
       diagnose: values.diagnose,
       cpuProfile: values['cpu-prof'],
+      registrations: Number(values.registrations),
+      registrationAddresses: Number(values['registration-addresses']),
     });
     const output = {
       date: new Date().toISOString(),

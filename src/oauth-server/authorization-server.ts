@@ -9,6 +9,7 @@ import { errorPage, PAGES_CSP, SIGN_OUT_CSP, signedOutPage, signOutPage } from '
 import { recordAdapter } from './record-adapter.js';
 import { OFFERED_SCOPES } from './scope-words.js';
 import { SIGNING_ALGORITHM, type ServerKeys } from './server-keys.js';
+import type { UnusedClients } from './unused-clients.js';
 
 /** Where oidc-provider's endpoints are mounted (the discovery documents are at the root). */
 export const OAUTH_ROUTES = {
@@ -52,6 +53,8 @@ export interface AuthorizationServerDeps {
   pages: () => readonly string[];
   /** How long a registered client without a grant lives (VMS_READ_UNUSED_CLIENT_HOURS), ms. */
   unusedClientMs: number;
+  /** The ceiling on clients without a grant (VMS_READ_UNUSED_CLIENTS_MAX), counted in the store. */
+  unusedClients: UnusedClients;
   /** Told whenever records were removed (a token revoked, a grant ended). */
   onRecordsEnded?: () => void;
   records: OAuthRecords;
@@ -80,7 +83,13 @@ export interface AuthorizationServerDeps {
 export function createAuthorizationServer(deps: AuthorizationServerDeps): Provider {
   const now = deps.now ?? Date.now;
   const configuration: Configuration = {
-    adapter: recordAdapter(deps.records, now, deps.unusedClientMs, deps.onRecordsEnded),
+    adapter: recordAdapter(
+      deps.records,
+      now,
+      deps.unusedClientMs,
+      deps.unusedClients,
+      deps.onRecordsEnded,
+    ),
     jwks: deps.keys.signing as Configuration['jwks'],
     cookies: {
       keys: deps.keys.cookies,

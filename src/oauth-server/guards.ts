@@ -6,6 +6,7 @@ import type { OAuthRecords } from '../store/sql/oauth-records.js';
 import { OAUTH_ROUTES } from './authorization-server.js';
 import { errorPage, PAGES_CSP } from './pages.js';
 import { USED_CLIENT } from './record-adapter.js';
+import type { UnusedClients } from './unused-clients.js';
 
 /** Where a client proves something (a code, a refresh token, its own secret). */
 const CHECKED_PATHS = new Set<string>([OAUTH_ROUTES.token, OAUTH_ROUTES.revocation]);
@@ -20,6 +21,8 @@ export interface GuardDeps {
   failures?: AddressWindows;
   /** Registrations per address (VMS_READ_REGISTRATIONS_PER_HOUR). */
   registrations?: AddressWindows;
+  /** The ceiling on unused clients (VMS_READ_UNUSED_CLIENTS_MAX). */
+  unusedClients?: UnusedClients;
   now: () => number;
 }
 
@@ -51,10 +54,13 @@ function errorOfResponse(ctx: KoaContextWithOIDC): { error: string; description:
  * - a wrong code, refresh token or client secret at the token or revocation endpoint counts as a
  *   failed authentication of its address; past the limit such an answer is 429 (Retry-After);
  *   a correct one is never refused (DESIGN §4.16);
- * - a registration counts against its address once it succeeded;
- * - not an open redirector (RFC 9700 §4.11.2): an authorization request of a client that has never
- *   had a grant, failing before a person has signed in, gets an error page, not a redirect to a
- *   URI anyone could have registered a minute ago;
+ * - a registration counts against its address once it succeeded; one the adapter refused at the
+ *   ceiling on unused clients (registrations at once) says when to retry (`Retry-After`);
+ * - not an open redirector (RFC 9700 §4.11.2): a failing authorization request of a client that has
+ *   never had a grant gets an error page, not a redirect to a URI anyone could have registered a
+ *   minute ago, whether or not the browser holds a person's session: a session says who the
+ *   person is, not that they ever chose this client (a link to `prompt=none`, or without PKCE,
+ *   would otherwise bounce anyone signed in to the registrant's page);
  * - a plain OAuth request (no `openid`) asking for `offline_access` without `prompt` gets
  *   `prompt=consent`, the condition under which the library issues refresh tokens (OpenID
  *   Connect's rule, which OAuth 2.1 clients do not know).
@@ -82,6 +88,8 @@ export function installGuards(provider: Provider, deps: GuardDeps): void {
       };
     } else if (ctx.path === OAUTH_ROUTES.registration && ctx.method === 'POST') {
       if (ctx.status === 201) await deps.registrations?.count(address);
+      if (ctx.status === 429 && deps.unusedClients)
+        ctx.set('retry-after', String(Math.max(1, await deps.unusedClients.waitFor())));
     } else if (ctx.path === OAUTH_ROUTES.authorization) {
       await refuseOpenRedirect(ctx, deps);
     }
@@ -97,7 +105,7 @@ function askConsentForOffline(ctx: KoaContextWithOIDC): void {
 
 async function refuseOpenRedirect(ctx: KoaContextWithOIDC, deps: GuardDeps): Promise<void> {
   const refused = errorOfResponse(ctx);
-  if (refused === null || ctx.oidc?.session?.accountId) return;
+  if (refused === null) return;
   const clientId = ctx.oidc?.client?.clientId;
   if (clientId && (await deps.records.findOAuthRecord(USED_CLIENT, clientId, deps.now()))) return;
   ctx.remove('location');

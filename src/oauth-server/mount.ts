@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { ADDRESS_BOUNDS, AddressWindows, type AddressBoundName } from '../address-bounds.js';
+import { UNUSED_CLIENTS_DEFAULTS } from '../network-config.js';
 import type { OAuthRecords } from '../store/sql/oauth-records.js';
 import type { TokenReads } from '../store/store.js';
 import { createAuthorizationServer, OAUTH_ROUTES } from './authorization-server.js';
@@ -17,6 +18,7 @@ import {
   SIGN_OUT_SCRIPT_PATH,
 } from './pages.js';
 import type { ServerKeys } from './server-keys.js';
+import { tooManyUnused, UnusedClients } from './unused-clients.js';
 
 export const OIDC_DISCOVERY_PATH = '/.well-known/openid-configuration';
 export const OAUTH_DISCOVERY_PATH = '/.well-known/oauth-authorization-server';
@@ -57,12 +59,14 @@ export interface AuthorizationServerMount {
   authorizationsPerHour?: number;
   /** VMS_READ_UNUSED_CLIENT_HOURS: how long a registered client may wait for its first grant. */
   unusedClientHours?: number;
+  /** VMS_READ_UNUSED_CLIENTS_MAX: how many clients without a grant may exist at once. */
+  unusedClientsMax?: number;
   /** Told whenever records were removed (a token revoked, a grant ended). */
   onRecordsEnded?: () => void;
 }
 
 /** VMS_READ_UNUSED_CLIENT_HOURS' default. */
-export const UNUSED_CLIENT_HOURS = 24;
+export const UNUSED_CLIENT_HOURS = UNUSED_CLIENTS_DEFAULTS.hours;
 
 /** An answer in OAuth's error shape (RFC 6749 §5.2), given before the provider reads anything. */
 function oauthRefusal(
@@ -100,6 +104,11 @@ export async function mountAuthorizationServer(
     mount.authorizationsPerHour ?? ADDRESS_BOUNDS.authorizations.limit,
     mount.refusedByAddress,
   );
+  const unusedClients = new UnusedClients(
+    records,
+    mount.unusedClientsMax ?? UNUSED_CLIENTS_DEFAULTS.max,
+    now,
+  );
   let made: Provider | null = null;
   const provider = async () => {
     if (made) return made;
@@ -108,6 +117,7 @@ export async function mountAuthorizationServer(
       resources: mount.resources,
       pages: mount.pages,
       unusedClientMs: (mount.unusedClientHours ?? UNUSED_CLIENT_HOURS) * 3600_000,
+      unusedClients,
       onRecordsEnded: mount.onRecordsEnded,
       records,
       tokens: mount.tokens,
@@ -115,7 +125,7 @@ export async function mountAuthorizationServer(
       now: mount.now,
       fetch: mount.fetch,
     });
-    installGuards(made, { records, clientAddress, failures, registrations, now });
+    installGuards(made, { records, clientAddress, failures, registrations, unusedClients, now });
     // The provider answers its own 500s ("oops! something went wrong"); they are ours to log.
     made.on('server_error', (ctx: { path?: string }, error: unknown) =>
       app.log.error({ err: error, path: ctx.path }, 'authorization server failed a request'),
@@ -207,6 +217,13 @@ export async function mountAuthorizationServer(
             `Too many registrations from this address; retry in ${wait} s.`,
             { 'retry-after': String(wait) },
           );
+        // The deployment's ceiling on unused clients, whatever the address (the provider's
+        // adapter holds it again when it keeps the client: registrations at once).
+        const full = await unusedClients.waitFor();
+        if (full > 0)
+          return oauthRefusal(reply, 429, 'temporarily_unavailable', tooManyUnused(full), {
+            'retry-after': String(full),
+          });
       }
       if (path === OAUTH_ROUTES.authorization) {
         // Each authorization request is kept until it ends (an interaction, ten minutes): its

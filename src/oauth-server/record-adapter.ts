@@ -1,5 +1,6 @@
 import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
 import type { OAuthRecords } from '../store/sql/oauth-records.js';
+import type { UnusedClients } from './unused-clients.js';
 
 /**
  * A record of our own beside oidc-provider's models: a client that has had a grant (its id; no
@@ -16,12 +17,14 @@ export const USED_CLIENT = 'UsedClient';
  *
  * A registered client lives `unusedClientMs` (VMS_READ_UNUSED_CLIENT_HOURS) until its first grant,
  * then as long as the store keeps it (DESIGN §4.16): anyone may register, so a client nobody
- * signed in to can no longer start an authorization after that time, and is swept away.
+ * signed in to can no longer start an authorization after that time, and is swept away. A new
+ * one is kept only within the ceiling on unused clients (`unused`, VMS_READ_UNUSED_CLIENTS_MAX).
  */
 export function recordAdapter(
   records: OAuthRecords,
   now: () => number,
   unusedClientMs: number,
+  unused: UnusedClients,
   /** Told after records were removed (a token revoked, a grant ended): OwnTokens.ended. */
   onEnded: () => void = () => {},
 ): AdapterConstructor {
@@ -29,17 +32,18 @@ export function recordAdapter(
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-      let expiresAt = expiresIn ? now() + expiresIn * 1000 : null;
-      if (this.model === 'Client' && !(await records.findOAuthRecord(USED_CLIENT, id, now())))
-        expiresAt = now() + unusedClientMs;
-      await records.saveOAuthRecord({
+      const record = {
         model: this.model,
         id,
         payload: payload as Record<string, unknown>,
         grantId: payload.grantId ?? null,
         uid: payload.uid ?? null,
-        expiresAt,
-      });
+        expiresAt: expiresIn ? now() + expiresIn * 1000 : null,
+      };
+      if (this.model === 'Client' && !(await records.findOAuthRecord(USED_CLIENT, id, now())))
+        // A registration (nothing here saves a client again): kept only within the ceiling.
+        await unused.add({ ...record, expiresAt: now() + unusedClientMs });
+      else await records.saveOAuthRecord(record);
       if (this.model === 'Grant' && typeof payload.clientId === 'string')
         await markUsed(records, payload.clientId);
     }

@@ -425,6 +425,15 @@ export const MIGRATIONS: readonly Migration[] = [
   { tables: [AUDIT_SET_WORKERS_TABLE], statements: REVEALS_TO_SETS, only: 'postgres' },
   // 14: the report facts' two covering indexes, which only the row store's reports read.
   { tables: [], statements: RETIRED_FACT_INDEXES.map((name) => `DROP INDEX IF EXISTS ${name}`) },
+  // 15: the authorization records still to expire by model (the unused clients' ceiling); on
+  // SQLite the `-oauth` file makes its table's indexes whenever it opens.
+  {
+    tables: [],
+    statements: [
+      'CREATE INDEX IF NOT EXISTS oauth_records_model_expiry ON oauth_records (model, expires_at)',
+    ],
+    only: 'postgres',
+  },
 ];
 
 /** Every table of the schema by name. */

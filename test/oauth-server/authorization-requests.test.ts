@@ -1,6 +1,7 @@
 /**
  * Authorization requests from anyone (DESIGN §4.16): not an open redirector (a new client's
- * failing request before a person signed in shows a page); a request's parameters bounded in size;
+ * failing request shows a page, whether or not the browser holds a sign-in session; a client
+ * that had a grant gets its errors at its redirect URI); a request's parameters bounded in size;
  * a plain OAuth client's `offline_access` gives a refresh token without `prompt=consent`; the
  * consent page names where an app's own scheme sends the person back; the provider's URLs are
  * the issuer's whatever Host or X-Forwarded-Host a client sends. Both stores.
@@ -12,6 +13,19 @@ import { whereBack } from '../../src/oauth-server/interactions.js';
 import { DIALECTS, startHarness, type Harness } from '../support/harness.js';
 import { personWith, TestBrowser } from '../support/oauth-browser.js';
 import { authorize, registerClient, signIn } from '../support/oauth-flow.js';
+
+/**
+ * Authorization requests that fail whoever the browser is: no PKCE, PKCE `plain`, an implicit
+ * response type, a malformed scope, and `prompt=none` (nobody may be asked: for a client nobody
+ * allowed yet, `consent_required` or `login_required`).
+ */
+const FAILING_REQUESTS: Record<string, string | undefined>[] = [
+  { code_challenge: undefined, code_challenge_method: undefined },
+  { code_challenge_method: 'plain' },
+  { response_type: 'token' },
+  { scope: 'read:workforce bogus\u0001scope' },
+  { prompt: 'none' },
+];
 
 /** Authorization requests an address may start an hour here (the tests' own requests are apart). */
 const AUTHORIZATIONS = 3;
@@ -72,24 +86,55 @@ for (const dialect of DIALECTS)
       }
     });
 
-    it('redirects a failing request once a person has signed in, or once the client had a grant', async () => {
+    it('shows a page, not a redirect, when a new client’s request fails in a browser signed in', async () => {
+      // A person signs in through another app, with an access key, in this browser: its cookies
+      // hold the server's session from then on.
       const browser = new TestBrowser(staff());
-      // A person signs in through another app in this browser: the server has a session.
       const other = await registerClient(base);
-      await authorize(base, browser, { client: other });
-      const fresh = await registerClient(base);
-      const { callback } = await authorize(base, browser, {
-        client: fresh,
-        params: { code_challenge: undefined, code_challenge_method: undefined },
-      });
-      assert.equal(callback?.searchParams.get('error'), 'invalid_request');
-      // A client that had a grant, in a browser with no session.
+      const signedIn = await authorize(base, browser, { client: other });
+      assert.ok(signedIn.callback?.searchParams.get('code'), 'signed in');
+      const target = 'https://evil.example/cb';
+      const fresh = await registerClient(base, { redirect_uris: [target] });
+      // The same browser, answering no page from now on.
+      const signedInBrowser = browser.answering(() => null);
+      // The session is there: a well-formed request of the new client goes straight to consent.
+      const consent = await authorize(base, signedInBrowser, { client: fresh });
+      assert.match(consent.page?.html ?? '', /name="decision"/);
+      for (const params of FAILING_REQUESTS)
+        for (const response_mode of [undefined, 'query', 'fragment', 'form_post']) {
+          const { callback, page } = await authorize(base, signedInBrowser, {
+            client: fresh,
+            params: { ...params, response_mode },
+          });
+          const said = JSON.stringify({ ...params, response_mode }, (_k, v: unknown) => v ?? null);
+          assert.equal(callback, null, `${said}: sent back to ${callback}`);
+          assert.equal(page?.status, 400, `${said}: ${page?.html}`);
+          assert.doesNotMatch(page?.html ?? '', /evil\.example/, said);
+          assert.match(page?.html ?? '', /This app asked for something it cannot have/, said);
+        }
+    });
+
+    it('redirects a failing request of a client that had a grant, signed in or not', async () => {
       const { client } = await signIn(base, staff());
-      const again = await authorize(base, new TestBrowser(staff()), {
-        client,
-        params: { code_challenge: undefined, code_challenge_method: undefined },
-      });
-      assert.equal(again.callback?.searchParams.get('error'), 'invalid_request');
+      // A browser that holds a session too (signed in to this same client), then answers nothing.
+      const browser = new TestBrowser();
+      await authorize(base, browser.answering(staff()), { client });
+      // With the session and the grant, prompt=none is no failure: it gets a code.
+      const failing = (who: TestBrowser) =>
+        who === browser ? FAILING_REQUESTS.filter((p) => p.prompt !== 'none') : FAILING_REQUESTS;
+      for (const who of [browser, new TestBrowser()])
+        for (const params of failing(who)) {
+          const { callback, state } = await authorize(base, who, { client, params });
+          const said = JSON.stringify(params, (_k, v: unknown) => v ?? null);
+          assert.ok(callback, `${said}: not sent back`);
+          // In the query, or in the fragment for a response type that asks for one.
+          const answer = callback.searchParams.has('error')
+            ? callback.searchParams
+            : new URLSearchParams(callback.hash.slice(1));
+          assert.ok(answer.get('error'), `${said}: ${callback}`);
+          assert.equal(answer.get('state'), state, said);
+          assert.equal(answer.get('iss'), base, said);
+        }
     });
 
     it('refuses an authorization request whose parameters pass 4 KiB, with a page', async () => {

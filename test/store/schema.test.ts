@@ -288,3 +288,22 @@ for (const dialect of DIALECTS)
 
 /** The covering indexes version 14 retired, among a table's indexes. */
 const covering = (names: string[]) => names.filter((name) => RETIRED_FACT_INDEXES.includes(name));
+
+// On SQLite the records are in the `-oauth` file, which makes its table's indexes whenever it opens.
+for (const dialect of DIALECTS.filter((d) => d === 'postgres'))
+  describe(`version 15: the authorization records by model and expiry (${dialect})`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await openTestDatabase(dialect);
+    });
+    after(() => db.drop());
+
+    it('adds the index to a database of version 14', async () => {
+      const index = 'oauth_records_model_expiry';
+      assert.ok((await indexNames(db, 'oauth_records')).includes(index));
+      await db.store.run(`DROP INDEX ${index}`);
+      await db.store.run('DELETE FROM schema_version WHERE version >= 15');
+      await db.store.migrate();
+      assert.ok((await indexNames(db, 'oauth_records')).includes(index));
+    });
+  });

@@ -33,6 +33,8 @@ export interface HarnessOptions {
   authorizationsPerHour?: number;
   /** VMS_READ_UNUSED_CLIENT_HOURS; the product's default unless a test asks. */
   unusedClientHours?: number;
+  /** VMS_READ_UNUSED_CLIENTS_MAX; the product's default unless a test asks. */
+  unusedClientsMax?: number;
   /** VMS_READ_TRUSTED_PROXIES. */
   trustedProxies?: string[];
   /** VMS_READ_PREFERRED_ISSUER. */
@@ -112,6 +114,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     registrationsPerHour: options.registrationsPerHour ?? 0,
     authorizationsPerHour: options.authorizationsPerHour ?? 0,
     unusedClientHours: options.unusedClientHours,
+    unusedClientsMax: options.unusedClientsMax,
     trustedProxies: options.trustedProxies,
     preferredIssuer: options.preferredIssuer,
     audit: options.audit ?? false,

@@ -25,6 +25,9 @@ export const OAUTH_RECORDS_TABLE: Table = {
     oauth_records_grant: { columns: ['grant_id'] },
     oauth_records_uid: { columns: ['model', 'uid'] },
     oauth_records_expiry: { columns: ['expires_at'] },
+    // The records of one model still to expire, counted from the index alone: the clients nobody
+    // has used yet, bounded by VMS_READ_UNUSED_CLIENTS_MAX at every registration.
+    oauth_records_model_expiry: { columns: ['model', 'expires_at'] },
   },
 };
 
@@ -62,6 +65,23 @@ export interface OAuthRecords {
   dropOAuthRecordsNaming(pattern: string): Promise<number>;
   /** Removes records that expired before `now`; how many. */
   deleteExpiredOAuthRecords(now: number): Promise<number>;
+  /**
+   * How many records of `model` have an expiry after `now` (a record kept for good has none),
+   * counted up to `atMost`: the cost stays within the bound, whatever the table holds.
+   */
+  countOAuthRecordsExpiring(model: string, now: number, atMost: number): Promise<number>;
+  /** When the first record of `model` to expire after `now` expires; null when none will. */
+  firstOAuthRecordExpiry(model: string, now: number): Promise<number | null>;
+  /**
+   * Inserts a record unless `atMost` records of its model already have an expiry after `now`, in
+   * one statement, so that registrations at once (on any instance) do not all pass a count made
+   * before any of them was written; whether it was inserted.
+   */
+  addOAuthRecordWithin(
+    record: Omit<OAuthRecord, 'consumedAt'>,
+    now: number,
+    atMost: number,
+  ): Promise<boolean>;
 }
 
 /** The SQL of the parts above, over a store's primitives (`?` placeholders, one dialect each). */
@@ -99,6 +119,19 @@ const toRecord = (row: Row | null): OAuthRecord | null =>
       };
 
 const UNEXPIRED = '(expires_at IS NULL OR expires_at > ?)';
+
+/** At most `?` records of a model whose expiry is after `?`: a walk of its index, bounded. */
+const EXPIRING = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM oauth_records
+  WHERE model = ? AND expires_at > ? LIMIT ?) expiring`;
+
+/**
+ * UPSERT's insert, made only while fewer than `?` records of the model are still to expire (the
+ * expiry cast: PostgreSQL reads a bare parameter of a SELECT list as text).
+ */
+const ADD_WITHIN = `INSERT INTO oauth_records (model, id, payload, grant_id, uid, expires_at, consumed_at)
+  SELECT ?, ?, ?, ?, ?, CAST(? AS BIGINT), NULL WHERE (${EXPIRING}) < ?
+  ON CONFLICT (model, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id,
+    uid = excluded.uid, expires_at = excluded.expires_at`;
 
 /** The OAuthRecords part, written once for both stores. */
 export function oauthRecords(sql: OAuthSql): OAuthRecords {
@@ -155,6 +188,31 @@ export function oauthRecords(sql: OAuthSql): OAuthRecords {
     },
     async deleteExpiredOAuthRecords(now) {
       return sql.run('DELETE FROM oauth_records WHERE expires_at <= ?', [now]);
+    },
+    async countOAuthRecordsExpiring(model, now, atMost) {
+      return Number((await sql.get(EXPIRING, [model, now, atMost]))?.n ?? 0);
+    },
+    async firstOAuthRecordExpiry(model, now) {
+      const row = await sql.get(
+        'SELECT MIN(expires_at) AS first FROM oauth_records WHERE model = ? AND expires_at > ?',
+        [model, now],
+      );
+      return row?.first === null || row?.first === undefined ? null : Number(row.first);
+    },
+    async addOAuthRecordWithin(record, now, atMost) {
+      const added = await sql.run(ADD_WITHIN, [
+        record.model,
+        record.id,
+        JSON.stringify(record.payload),
+        record.grantId,
+        record.uid,
+        record.expiresAt,
+        record.model,
+        now,
+        atMost,
+        atMost,
+      ]);
+      return added > 0;
     },
   };
 }
