@@ -49,6 +49,7 @@ describe('readConfig: the environment, read once and checked', () => {
       preferredIssuer: undefined,
       audit: true,
       auditDays: 400,
+      auditRefusalsPerMinute: 600,
     });
   });
 
@@ -78,6 +79,7 @@ describe('readConfig: the environment, read once and checked', () => {
       VMS_READ_PREFERRED_ISSUER: 'http://127.0.0.1:8443/realms/vms',
       VMS_READ_AUDIT: 'off',
       VMS_READ_AUDIT_DAYS: '30',
+      VMS_READ_AUDIT_REFUSALS_PER_MINUTE: '0',
       VMS_READ_WEBHOOK_LEASE_MS: '2000',
       VMS_READ_WEBHOOK_ALLOW_INSECURE: '1',
       VMS_READ_PUBLIC_URL: 'https://vms.example.com/base',
@@ -170,6 +172,7 @@ describe('readConfig: the environment, read once and checked', () => {
       preferredIssuer: 'http://127.0.0.1:8443/realms/vms',
       audit: false,
       auditDays: 30,
+      auditRefusalsPerMinute: 0,
     });
   });
 
@@ -183,6 +186,7 @@ describe('readConfig: the environment, read once and checked', () => {
       ['VMS_READ_UNUSED_CLIENTS_MAX', '1e3.5', /must be a whole number of clients, at least 1/],
       ['VMS_READ_REGISTRATIONS_PER_HOUR', '-1', /must be a whole number of registrations/],
       ['VMS_READ_ANONYMOUS_PER_MINUTE', '1.5', /must be a whole number of requests/],
+      ['VMS_READ_AUDIT_REFUSALS_PER_MINUTE', '-1', /must be a whole number of events/],
       ['VMS_READ_PREFERRED_ISSUER', 'https://elsewhere.example', /must be built-in or the issuer/],
     ] as const)
       assert.throws(
