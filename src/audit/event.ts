@@ -105,7 +105,7 @@ function revealedOf(request: AnsweredRequest): Revealed {
 }
 
 /** What the answer says of the request's plain parameters (kept-params.ts). */
-function outcomeOf(request: AnsweredRequest): Omit<AnswerOutcome, 'revealedIds'> {
+function outcomeOf(request: AnsweredRequest): Omit<AnswerOutcome, 'revealed'> {
   const answered = request.status === 200 && request.code === null;
   const data = request.seen.data as { items?: unknown; item?: unknown } | undefined;
   const shown =
@@ -133,10 +133,7 @@ export function eventOf(request: AnsweredRequest): {
   const { principal, operation, seen } = request;
   const accepted = seen.input !== undefined && typeof seen.input === 'object' && seen.input;
   const revealed = revealedOf(request);
-  const outcome = {
-    ...outcomeOf(request),
-    revealedIds: new Set(revealed.revelation.records.map((record) => record.id)),
-  };
+  const outcome = { ...outcomeOf(request), revealed: revealed.revelation.records };
   const kept = accepted
     ? keptParams(operation, seen.input as Record<string, unknown>, outcome)
     : { params: null, claims: [] };

@@ -114,8 +114,8 @@ export interface AnswerOutcome {
    * equality filter and id it was asked with then named something real.
    */
   shown: boolean;
-  /** The ids of the records it carried: each of a list of ids found among them was genuine. */
-  revealedIds: ReadonlySet<string>;
+  /** The records it carried: each of a list of ids found among them was genuine. */
+  revealed: readonly { id: string }[];
 }
 
 /**
@@ -137,8 +137,9 @@ export function keptParams(
       // A list of ids (`ids=a,b,c`; an id holds no comma): each kept or its length on its own.
       const ids: unknown[] = value.split(',');
       params[key] = ids;
+      const carried = new Set(outcome.revealed.map((record) => record.id));
       ids.forEach((id, i) => {
-        if (!outcome.revealedIds.has(id as string))
+        if (!carried.has(id as string))
           claims.push({ kind, value: id as string, holder: ids as never, key: String(i) });
       });
     } else if (kind !== undefined && typeof value === 'string') {

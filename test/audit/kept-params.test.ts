@@ -25,7 +25,7 @@ const operation = {
   idParams: { ids: 'worker', workerId: 'worker' },
 } as unknown as AnyOperation;
 
-const nothingShown = { answered: true, shown: false, revealedIds: new Set<string>() };
+const nothingShown = { answered: true, shown: false, revealed: [] as { id: string }[] };
 
 describe('keptParams', () => {
   it('keeps closed values and numbers, and any other text as its length', () => {
@@ -66,7 +66,7 @@ describe('keptParams', () => {
     const { params, claims } = keptParams(
       operation,
       { ids: 'wkr_1,wkr_2,Kwame' },
-      { ...nothingShown, revealedIds: new Set(['wkr_1']) },
+      { ...nothingShown, revealed: [{ id: 'wkr_1' }] },
     );
     assert.deepEqual(
       claims.map((c) => c.value),
