@@ -2106,6 +2106,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +2771,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2937,6 +2945,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3026,6 +3038,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3218,6 +3234,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3351,6 +3371,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3447,6 +3471,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3524,6 +3552,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3600,6 +3632,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3735,6 +3771,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5228,6 +5268,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5341,6 +5385,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5508,6 +5556,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5629,6 +5681,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5705,6 +5761,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5862,6 +5922,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in the body as request_id and in the server log. */
                     "x-request-id"?: string;
+                    /** @description The token's role: staff, worker or billing_entity. */
+                    "x-token-role"?: "staff" | "worker" | "billing_entity";
+                    /** @description The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused). */
+                    "x-token-scopes"?: string;
                     [name: string]: unknown;
                 };
                 content: {
