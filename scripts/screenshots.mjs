@@ -10,7 +10,8 @@ import { REPORT_VIEW_URI } from '../dist/src/mcp/report-view.js';
 import { pkce, registerClient } from '../dist/test/support/oauth-flow.js';
 
 const NOON = new Date(`${AS_OF}T12:00:00.000Z`);
-const h = await startHarness({ now: () => NOON });
+// With the access trail on: the staff token holds read:audit, and its trail is shot below.
+const h = await startHarness({ now: () => NOON, audit: true });
 const base = await h.app.listen({ host: '127.0.0.1', port: 0 });
 const browser = await launchBrowser();
 
@@ -180,13 +181,30 @@ try {
     ready: '.record-page tbody tr .worker-name',
     fullPage: false,
   });
+  // The access trail (issue 57): reads by a key to show, every column in view at 1280 px, each
+  // event a card at 375 px.
+  const read = (path) =>
+    fetch(`${base}${path}`, { headers: { authorization: `Bearer ${h.tokens.staff}` } });
+  await read('/api/v1/workers?limit=8');
+  await read('/api/v1/workers/item?id=wkr_bus_0000001');
+  await read('/api/v1/timesheets?limit=3');
+  await h.executor.deps.answers.flushAll();
+  await shoot('web-access-trail.png', h.tokens.staff, '#/access-trail', {
+    ready: '.record-list tbody tr .worker-name',
+    fullPage: false,
+  });
+  await shoot('web-phone-access-trail.png', h.tokens.staff, '#/access-trail', {
+    width: 375,
+    ready: '.record-list tbody tr .worker-name',
+    fullPage: false,
+  });
   await shoot('web-worker-home.png', h.tokens.worker, '', { ready: '.home' });
   await shoot('web-phone-dashboard.png', h.tokens.staff, '#/dashboard/program-operations', {
     width: 375,
     ready: '.tile .result',
   });
   console.log(
-    'wrote docs/web-{home,dashboard,explorer,invoices,invoices-search,invoice-lines,phone-timesheets,worker-home,phone-dashboard}.png',
+    'wrote docs/web-{home,dashboard,explorer,invoices,invoices-search,invoice-lines,phone-timesheets,access-trail,phone-access-trail,worker-home,phone-dashboard}.png',
   );
   await shootMcpApp();
   console.log('wrote docs/mcp-app-{report,changes}.png');

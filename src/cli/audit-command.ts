@@ -149,7 +149,8 @@ export const auditVerifyCommand = defineCommand({
       const [first] = verification.breaks;
       if (first) {
         console.error(
-          `vms-read: the access trail does not verify: chain ${first.chainId}, event ${first.seq}: ${first.problem} (${first.detail})`,
+          // The detail after a dash: some end in words in parentheses of their own (issue 57).
+          `vms-read: the access trail does not verify: chain ${first.chainId}, event ${first.seq}: ${first.problem} — ${first.detail}`,
         );
         process.exitCode = 1;
       }

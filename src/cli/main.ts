@@ -10,8 +10,9 @@ const major = Number(process.versions.node.split('.')[0]);
 if (major < NEEDED_MAJOR) {
   console.error(
     `vms-read: needs Node.js ${NEEDED_MAJOR} or later, and this is ${process.versions.node}: ` +
-      'run it through npm (npm start, npx vms-read), which uses the Node.js that npm install ' +
-      'put in node_modules/.bin, or put that directory first on PATH',
+      'run it through npm (npm start, or npx vms-read … in the project), which runs it on the ' +
+      'Node.js 24 that npm install put in node_modules/.bin; or put that directory first on PATH ' +
+      'and run node dist/src/cli/main.js …',
   );
   process.exit(1);
 }

@@ -34,8 +34,18 @@ const ALLOWED_HEADERS = [
   'Mcp-Session-Id',
   'Last-Event-ID',
 ];
-/** Beyond the safelisted ones: the request id to quote, when to retry, how to authenticate. */
-const EXPOSED_HEADERS = ['x-request-id', 'Retry-After', 'WWW-Authenticate', 'Mcp-Session-Id'];
+/**
+ * Beyond the safelisted ones: the request id to quote, when to retry, how to authenticate, and
+ * what the token may call (routes.ts).
+ */
+const EXPOSED_HEADERS = [
+  'x-request-id',
+  'Retry-After',
+  'WWW-Authenticate',
+  'Mcp-Session-Id',
+  'x-token-role',
+  'x-token-scopes',
+];
 /** How long a browser may keep a preflight's answer (Chromium keeps it at most 2 hours). */
 const PREFLIGHT_MAX_AGE_S = 600;
 

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
+import { TOKEN_SCOPES } from '../auth/scopes.js';
 import { ApiError } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';
@@ -37,10 +38,20 @@ function repeatedParameter(operation: AnyOperation, query: unknown): string | nu
   return repeatedParameterMessage(operation.input, (unknown ?? repeated)[0]);
 }
 
+/**
+ * What the server took an accepted credential for: its role and scopes (as GitHub's
+ * X-OAuth-Scopes says a token's), on every REST answer to it, so that a client learns from its
+ * first call what it may call, and calls nothing its token would be refused (the web page,
+ * DESIGN §4.17). An access key typed into a page says nothing of itself otherwise.
+ */
+export const TOKEN_ROLE_HEADER = 'x-token-role';
+export const TOKEN_SCOPES_HEADER = 'x-token-scopes';
+
 /** Authentication and quota, before the body is parsed: a bad token is 401 whatever the body. */
 export async function authenticateAndAdmit(
   executor: Executor,
   request: FastifyRequest,
+  reply?: FastifyReply,
 ): Promise<void> {
   const principal = await executor.authenticate(
     authorizationOf(request),
@@ -50,6 +61,11 @@ export async function authenticateAndAdmit(
   // Known before the quota is checked: a 429 of the quota is the caller's (the access trail
   // counts those per caller, DESIGN §4.17).
   request.principal = principal;
+  if (reply) {
+    reply.raw.setHeader(TOKEN_ROLE_HEADER, principal.role);
+    const scopes = TOKEN_SCOPES.filter((scope) => principal.scopes.has(scope));
+    reply.raw.setHeader(TOKEN_SCOPES_HEADER, scopes.join(' '));
+  }
   await executor.admit(principal);
 }
 
@@ -72,7 +88,7 @@ export function mountOperation(
       challengeScope: operation.scope ?? ALL_SCOPES,
       operation,
     },
-    onRequest: (request) => authenticateAndAdmit(executor, request),
+    onRequest: (request, reply) => authenticateAndAdmit(executor, request, reply),
     handler: async (request, reply) => {
       const principal = request.principal as Principal;
       let input: unknown;

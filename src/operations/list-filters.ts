@@ -16,6 +16,8 @@ export interface ListFilter {
   conditions(value: string): ListCondition[];
   /** The value is an id of this kind (the access trail keeps it only when it names one). */
   idOf?: IdKind;
+  /** A rule beyond the schema, as the sentence a 404 `not_found` carries; null when kept. */
+  rule?(value: string): string | null;
 }
 
 export type ListFilters = Readonly<Record<string, ListFilter>>;
@@ -39,6 +41,31 @@ export function plainEqualTo(column: string, idOf: IdKind): ListFilter {
     description: 'Keeps only the records whose field of this name has exactly this value.',
     conditions: (value) => [{ is: 'equal', column, value }],
     idOf,
+  };
+}
+
+/** How many ids one `ids` filter names at most (DESIGN §4.15). */
+export const MAX_IDS = 100;
+
+const ONE_ID = PLAIN_ID.source.replace(/^\^|\$$/g, '');
+
+/**
+ * `ids`: 1 to MAX_IDS records by id, comma-separated (an id holds no comma), each of PLAIN_ID's
+ * shape and none twice: a page that names its workers asks for their names in one request.
+ * Matched on the table's primary key.
+ */
+export function oneOfIds(name: string, idOf: IdKind): ListFilter {
+  return {
+    schema: Type.String({ pattern: `^${ONE_ID}(?:,${ONE_ID}){0,${MAX_IDS - 1}}$` }),
+    description: `Keeps only the records of these ids: 1 to ${MAX_IDS}, comma-separated, each once.`,
+    conditions: (value) => [{ is: 'in', column: 'id', value }],
+    idOf,
+    rule: (value) => {
+      const ids = value.split(',');
+      return new Set(ids).size === ids.length
+        ? null
+        : `The parameter ${name} must name each id once.`;
+    },
   };
 }
 
@@ -112,10 +139,20 @@ export function conditionsOf(filters: ListFilters, given: [string, string][]): L
   return given.flatMap(([name, value]) => filters[name].conditions(value));
 }
 
-/** Beyond the schema: a period that ends before it starts is refused, not answered empty. */
-export function periodRule(params: Readonly<Record<string, unknown>>): string | null {
+/**
+ * Beyond the schema: a period that ends before it starts is refused, not answered empty; so is a
+ * value a filter's own rule refuses (an id named twice).
+ */
+export function filterRules(
+  filters: ListFilters,
+  params: Readonly<Record<string, unknown>>,
+): string | null {
   const { periodFrom, periodTo } = params;
   if (typeof periodFrom === 'string' && typeof periodTo === 'string' && periodFrom > periodTo)
     return 'The parameter periodFrom must be on or before periodTo.';
+  for (const [name, value] of givenFilters(filters, params)) {
+    const broken = filters[name].rule?.(value);
+    if (broken) return broken;
+  }
   return null;
 }

@@ -9,7 +9,7 @@ import {
   filtersSentence,
   givenFilters,
   idParamsOf,
-  periodRule,
+  filterRules,
   type ListFilters,
 } from './list-filters.js';
 import { GetInput, ListInput, OrderParam } from './params.js';
@@ -93,7 +93,7 @@ export function listOperation(spec: ResourceSpec) {
     input: listInput(filters),
     output: pageSchema(spec.record.schema),
     refusal: ListRefusalSchema,
-    refine: (params) => periodRule(params),
+    refine: (params) => filterRules(filters, params),
     idParams: idParamsOf(filters),
     reveals: (_input, data) => revealedItems(spec.type, data),
     async run(ctx, params) {

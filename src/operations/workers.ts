@@ -1,6 +1,6 @@
 import { ownWorker } from '../store/visibility.js';
 import { ONBOARDING_STATES, WORKER_STATUSES, WorkerRecord } from '../records/resources.js';
-import { equalTo } from './list-filters.js';
+import { equalTo, oneOfIds } from './list-filters.js';
 import { getOperation, listOperation, type ResourceSpec } from './resource-operations.js';
 
 const source = {
@@ -25,6 +25,7 @@ export const workerList: ResourceSpec = {
   filters: {
     status: equalTo('status', WORKER_STATUSES),
     onboardingState: equalTo('onboarding_state', ONBOARDING_STATES),
+    ids: oneOfIds('ids', 'worker'),
   },
 };
 

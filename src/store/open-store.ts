@@ -9,6 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { BuiltFacts } from './duckdb/build-facts.js';
 import type { ColumnarOptions } from './duckdb/columnar-reports.js';
 import type { DuckdbSettings } from './duckdb/duckdb-facts.js';
+import { createPostgresDatabase } from './postgres/create-database.js';
 import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { ReportFacts, Store } from './store.js';
@@ -76,6 +77,8 @@ export function sqliteSeedTarget(path: string): 'none' | 'empty' | 'data' | 'for
   }
 }
 
+const NO_SUCH_DATABASE = 'no such PostgreSQL database';
+
 /** The same question of a PostgreSQL database, asked without writing anything. */
 async function postgresProblem(store: PostgresStore): Promise<string | null> {
   try {
@@ -85,7 +88,7 @@ async function postgresProblem(store: PostgresStore): Promise<string | null> {
     return row?.ok === true ? null : "a PostgreSQL database without vms-read's tables";
   } catch (error) {
     // invalid_catalog_name: the server answered, and has no database of that name.
-    if ((error as { code?: string }).code === '3D000') return 'no such PostgreSQL database';
+    if ((error as { code?: string }).code === '3D000') return NO_SUCH_DATABASE;
     throw error;
   }
 }
@@ -115,9 +118,11 @@ export async function openStore(
     ? new PostgresStore(db, { poolSize: options.poolSize })
     : new SqliteStore(db);
   try {
-    if (!options.create && store instanceof PostgresStore) {
+    if (store instanceof PostgresStore) {
       const problem = await postgresProblem(store);
-      if (problem !== null) throw noDatabase(maskedUrl(db), problem);
+      // seed and demo make the database itself when the server has none of that name.
+      if (options.create && problem === NO_SUCH_DATABASE) await createPostgresDatabase(db);
+      else if (!options.create && problem !== null) throw noDatabase(maskedUrl(db), problem);
     }
     await store.migrate();
   } catch (error) {

@@ -33,9 +33,10 @@ export type Keyset = readonly [createdAt: string, id: string];
  * - `supplier`: `supplier_ref` holds the code of the supplier whose id is the value.
  * - `atLeast` / `atMost`: the column's text is at or after / at or before the value (dates).
  * - `below`: the column's text sorts before the value (the store's own bounds on creation times).
+ * - `in`: the column holds one of the value's comma-separated values (`ids`, by primary key).
  */
 export interface ListCondition {
-  is: 'equal' | 'supplier' | 'atLeast' | 'atMost' | 'below';
+  is: 'equal' | 'supplier' | 'atLeast' | 'atMost' | 'below' | 'in';
   column: string;
   value: string;
 }

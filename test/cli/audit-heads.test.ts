@@ -181,11 +181,16 @@ for (const dialect of DIALECTS)
       assert.equal(cli(['verify']).status, 0, 'the chain alone cannot tell');
       const cut = cli(['verify', '--heads', headsFile]);
       assert.equal(cut.status, 1);
-      assert.match(cut.stderr, /head not reached \(the chain no longer has the event at the head/);
+      assert.match(cut.stderr, /head not reached — the chain no longer has the event at the head/);
       await sql.run('DELETE FROM audit_events WHERE chain_id = ?', [chain.chain_id]);
       await sql.run('DELETE FROM audit_chains WHERE chain_id = ?', [chain.chain_id]);
       const removed = cli(['verify', '--heads', headsFile]);
       assert.equal(removed.status, 1);
       assert.match(removed.stderr, /removed whole/);
+      // One closing parenthesis for each opened (issue 57: "(… (removed whole))" before).
+      for (const { stderr } of [cut, removed]) {
+        assert.doesNotMatch(stderr, /\)\)/, stderr);
+        assert.equal(stderr.split('(').length, stderr.split(')').length, stderr);
+      }
     });
   });

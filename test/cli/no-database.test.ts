@@ -198,6 +198,42 @@ describe('a --db that names no vms-read database is refused, never created (only
       );
     });
 
+    // Issue 57: the message says seed creates one; on PostgreSQL it failed on `database "…" does
+    // not exist`. It creates it now, or says how where the role may not.
+    it('seed creates a database the server does not have, as the refusal says', async () => {
+      const absent = `${name}_seeded`;
+      const url = urlOf(absent).toString();
+      try {
+        const seeded = runCli(['seed', '--db', url, '--scale', 'tiny', '--as-of', '2026-06-30']);
+        assert.equal(seeded.status, 0, seeded.stderr);
+        const listed = runCli(['workspace', 'list', '--db', url]);
+        assert.equal(listed.status, 0, listed.stderr);
+        assert.match(listed.stdout, /ws_business/);
+      } finally {
+        await admin(`DROP DATABASE IF EXISTS ${absent} WITH (FORCE)`);
+      }
+    });
+
+    it('seed tells a role that may not create databases how to make one', async () => {
+      const role = `${name}_reader`;
+      await admin(`CREATE ROLE ${role} LOGIN NOCREATEDB`);
+      try {
+        const url = urlOf(`${name}_refused`);
+        url.username = role;
+        const result = runCli(['seed', '--db', url.toString(), '--scale', 'tiny']);
+        assert.equal(result.status, 1);
+        assert.match(
+          result.stderr,
+          new RegExp(
+            `^vms-read: PostgreSQL has no database "${name}_refused" and this role may not create one: create it as a role that may \\(createdb "${name}_refused"`,
+          ),
+        );
+        assert.equal(result.stderr.split('\n').length, 2, result.stderr);
+      } finally {
+        await admin(`DROP ROLE IF EXISTS ${role}`);
+      }
+    });
+
     it('keeps a server out of reach a one-line failure with exit 1', () => {
       const url = new URL(urlOf(name));
       url.port = '1';

@@ -32,6 +32,9 @@ describe('the vms-read command on an older Node.js', () => {
       const lines = result.stderr.trim().split('\n');
       assert.equal(lines.length, 1, result.stderr);
       assert.match(lines[0], /^vms-read: needs Node\.js 24 or later, and this is 2\d\./);
+      // What works in a clone (issue 57): `vms-read` alone is on no PATH there.
+      assert.match(lines[0], /npx vms-read … in the project\), which runs it on the Node\.js 24/);
+      assert.match(lines[0], /run node dist\/src\/cli\/main\.js …$/);
     },
   );
   it("runs on the project's own Node.js", () => {

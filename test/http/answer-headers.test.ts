@@ -52,6 +52,32 @@ describe('answer headers, Host and logged paths', () => {
     ['a malformed request', () => rawRequest(port, 'GARBAGE\r\n\r\n')],
     ['/healthz', () => get(h.app, '/healthz')],
   ];
+  // Issue 57: a client learns from any answer what its token may call, and calls nothing else.
+  it("tells an accepted token's role and scopes on every REST answer, a refusal too", async () => {
+    const cases: [Promise<Answer>, string, string][] = [
+      [
+        get(h.app, '/api/v1/changes?start=latest', h.tokens.staff),
+        'staff',
+        'read:program read:financial read:workforce read:pii read:audit',
+      ],
+      [get(h.app, '/api/v1/changes?start=latest', h.tokens.staffNoPii), 'staff', 'read:program read:financial read:workforce'],
+      [get(h.app, '/api/v1/invoices', h.tokens.workforceOnly), 'staff', 'read:workforce'],
+      [
+        get(h.app, '/api/v1/reports/catalog', h.tokens.billing),
+        'billing_entity',
+        'read:program read:financial read:workforce read:pii read:audit',
+      ],
+    ];
+    for (const [request, role, scopes] of cases) {
+      const answer = await request;
+      assert.equal(answer.headers['x-token-role'], role, answer.raw.slice(0, 200));
+      assert.equal(answer.headers['x-token-scopes'], scopes);
+    }
+    const refused = await get(h.app, '/api/v1/workers');
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers['x-token-role'], undefined);
+  });
+
   for (const [what, request] of answers) {
     it(`sends no-store and nosniff on ${what}`, async () => {
       const answer = await request();

@@ -21,7 +21,7 @@ const FILTERED: Record<string, { path: string; filters: string[] }> = {
     path: '/api/v1/timesheets',
     filters: ['status', 'workerId', 'periodFrom', 'periodTo'],
   },
-  list_workers: { path: '/api/v1/workers', filters: ['status', 'onboardingState'] },
+  list_workers: { path: '/api/v1/workers', filters: ['status', 'onboardingState', 'ids'] },
   list_assignments: {
     path: '/api/v1/assignments',
     filters: ['status', 'workerId', 'supplierId'],
@@ -43,6 +43,8 @@ function keeps(item: Item, name: string, value: string, codes: Map<string, strin
       return String(item.periodEnd) >= value;
     case 'periodTo':
       return String(item.periodStart) <= value;
+    case 'ids':
+      return value.split(',').includes(item.id);
     default:
       return item[name] === value;
   }
@@ -66,6 +68,17 @@ function candidates(
       return [...supplierIds, 'sup_none'];
     case 'number':
       return [...distinct(items.map((i) => textOf(i.number))), 'INV-NONE'];
+    case 'ids': {
+      // Sets of the items' own ids (some another token's or none), and an id no record has.
+      const ids = items.map((i) => i.id);
+      return [
+        ids.slice(0, 1).join(','),
+        ids.slice(3, 40).join(','),
+        ids.filter((_, i) => i % 7 === 0).slice(0, 100).join(','),
+        [...ids.slice(-2), 'wkr_none', 'wkr_other_workspace'].join(','),
+        'wkr_none',
+      ].filter(Boolean);
+    }
     case 'periodFrom':
     case 'periodTo': {
       const dates = distinct(items.flatMap((i) => [i.periodStart, i.periodEnd]));
@@ -255,6 +268,16 @@ for (const dialect of DIALECTS) {
           'periodFrom',
         ],
         ['an id that is not id-shaped', '/api/v1/assignments?workerId=a%20b', 'workerId'],
+        ['no ids', '/api/v1/workers?ids=', 'ids'],
+        ['an empty id among ids', '/api/v1/workers?ids=wkr_1,,wkr_2', 'ids'],
+        ['an id among ids that is not id-shaped', '/api/v1/workers?ids=wkr_1,a%20b', 'ids'],
+        ['an id named twice', '/api/v1/workers?ids=wkr_1,wkr_2,wkr_1', 'ids'],
+        ['ids repeated', '/api/v1/workers?ids=wkr_1&ids=wkr_2', 'ids'],
+        [
+          'more than 100 ids',
+          `/api/v1/workers?ids=${Array.from({ length: 101 }, (_, i) => `wkr_${i}`).join(',')}`,
+          'ids',
+        ],
       ];
       for (const [what, path, parameter] of cases) {
         it(what, async () => {
@@ -264,6 +287,42 @@ for (const dialect of DIALECTS) {
           assert.match(answer.body.error.message, new RegExp(parameter));
         });
       }
+    });
+
+    it('ids: named workers in the list’s order, paged, another workspace’s left out', async () => {
+      const all = (await walk(h, '/api/v1/workers', h.tokens.staff, {}, 50)).items;
+      const chosen = all.slice(0, 99).map((w) => w.id);
+      assert.ok(chosen.length > 10, 'the seed has workers to name');
+      const [foreign] = await h.all<{ id: string }>(
+        'SELECT id FROM workers WHERE workspace_id <> ? LIMIT 1',
+        WS,
+      );
+      // A hundred ids at most, in any order: one of another workspace, the rest this one's.
+      const asked = [...chosen, foreign?.id ?? 'wkr_none'].reverse().join(',');
+      const { ids } = await walk(h, '/api/v1/workers', h.tokens.staff, { ids: asked }, 10);
+      assert.deepEqual(ids, chosen);
+      // A cursor is bound to these ids, as every cursor to its filters.
+      const first = await get(
+        h.app,
+        `/api/v1/workers${qs({ ids: asked, limit: 10 })}`,
+        h.tokens.staff,
+      );
+      const other = await get(
+        h.app,
+        `/api/v1/workers${qs({ ids: chosen.slice(1).join(','), limit: 10, cursor: first.body.data.nextCursor })}`,
+        h.tokens.staff,
+      );
+      assert.equal(other.body.data.code, 'invalid_cursor', other.raw);
+      // A worker token finds itself among the ids, and nobody else.
+      const own = await get(
+        h.app,
+        `/api/v1/workers${qs({ ids: [...chosen.slice(0, 5).filter((id) => id !== h.workerId), h.workerId].join(',') })}`,
+        h.tokens.worker,
+      );
+      assert.deepEqual(
+        own.body.data.items.map((i: Item) => i.id),
+        [h.workerId],
+      );
     });
 
     describe('a cursor is bound to its filters', () => {

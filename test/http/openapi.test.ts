@@ -29,18 +29,27 @@ const checks = { skip: update && 'writing the generated files (npm run openapi)'
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
-/** The client's table of operations: each operationId's method and path, from the document. */
-function clientRoutes(document: {
-  paths: Record<string, Record<string, { operationId: string }>>;
-}) {
+interface DocumentEntry {
+  operationId: string;
+  security: Record<string, string[]>[];
+  'x-staff-only'?: boolean;
+}
+
+/**
+ * The client's table of operations: each operationId's method, path, the scope it needs (null:
+ * any token) and whether it is for staff tokens only, from the document.
+ */
+function clientRoutes(document: { paths: Record<string, Record<string, DocumentEntry>> }) {
   const lines = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods)
       .filter(([, entry]) => entry.operationId !== 'healthz')
-      .map(
-        ([method, entry]) => `  ${entry.operationId}: { method: '${method}', path: '${path}' },`,
-      ),
+      .map(([method, entry]) => {
+        const [scope = null] = entry.security[0]?.bearer ?? [];
+        const needs = scope === null ? 'null' : `'${scope}'`;
+        return `  ${entry.operationId}: {\n    method: '${method}',\n    path: '${path}',\n    scope: ${needs},\n    staffOnly: ${entry['x-staff-only'] === true},\n  },`;
+      }),
   );
-  return `// Generated from docs/openapi.json by \`npm run openapi\`: do not edit.\n\n/** Each operation's method and path. */\nexport const ROUTES = {\n${lines.join('\n')}\n} as const;\n`;
+  return `// Generated from docs/openapi.json by \`npm run openapi\`: do not edit.\n\n/** Each operation's method, path, the scope it needs (null: any token), whether it is staff's only. */\nexport const ROUTES = {\n${lines.join('\n')}\n} as const;\n`;
 }
 
 /** The typed client's declarations, as openapi-typescript writes them from the document. */
@@ -99,6 +108,14 @@ describe('the OpenAPI document', () => {
       assert.deepEqual(entry.security, [
         { bearer: scoped ? [operation.scope] : [] },
         { oauth: scoped ? [operation.scope] : [] },
+      ]);
+      // Reports and the trail refuse other roles whatever their scopes; the page reads it here.
+      assert.equal(entry['x-staff-only'], operation.staffOnly ? true : undefined, operation.name);
+      // What the token was taken for, on every answer (a client calls only what it may).
+      assert.deepEqual(Object.keys(entry.responses['200'].headers), [
+        'x-request-id',
+        'x-token-role',
+        'x-token-scopes',
       ]);
       for (const status of ['200', '401', ...(scoped ? ['403'] : []), '404', '429', '503'])
         assert.ok(entry.responses[status], `${operation.name} documents ${status}`);

@@ -41,7 +41,7 @@ const GET_MESSAGES: [string, string][] = [
   ],
   [
     `/api/v1/workers?${MARKER}=1`,
-    'An unknown parameter was given; allowed: limit, cursor, order, status, onboardingState.',
+    'An unknown parameter was given; allowed: limit, cursor, order, status, onboardingState, ids.',
   ],
   [
     '/api/v1/invoices?status=paid',
@@ -299,7 +299,7 @@ describe('strictness 404s say which parameter or member broke which rule', () =>
     );
     assert.equal(
       await toolMessage('list_workers', { [MARKER]: 1 }),
-      'An unknown parameter was given; allowed: limit, cursor, order, status, onboardingState.',
+      'An unknown parameter was given; allowed: limit, cursor, order, status, onboardingState, ids.',
     );
     assert.equal(
       await toolMessage('get_invoice', {}),

@@ -23,7 +23,7 @@ import { openTestDatabase, type TestDatabase } from '../support/test-databases.j
  * read by walking the page's own index between the first and the last creation day whose period
  * zone overlaps it (period-zones.test.ts has why that keeps every record), also with nothing to
  * sort. PostgreSQL plans by statistics, so there the planner is told not to scan the table when
- * it has another way. */
+ * it has another way. `ids` (at most 100 workers) is read by primary key, its few rows sorted. */
 const LISTS: ResourceSpec[] = [
   invoiceList,
   timesheetList,
@@ -50,7 +50,10 @@ const EXPECTED: Record<string, Record<string, RegExp>> = {
     periodFrom: /timesheets_page/,
     periodTo: /timesheets_page/,
   },
-  list_workers: { status: /workers_status/, onboardingState: /workers_onboarding/ },
+  list_workers: {
+    status: /workers_status/,
+    onboardingState: /workers_onboarding/,
+  },
   list_assignments: {
     status: /assignments_status/,
     workerId: /assignments_worker/,
@@ -98,10 +101,15 @@ for (const dialect of DIALECTS) {
 
     for (const spec of LISTS) {
       for (const [name, filter] of Object.entries(spec.filters ?? {})) {
+        if (name === 'ids') continue; // below, at a scale where walking the workspace would cost
         it(`${spec.name} ${name}`, async () => {
           const source = { ...spec.source, columns: spec.record.columns };
           const value =
-            name === 'periodFrom' ? '2026-04-01' : name === 'periodTo' ? '2023-07-15' : 'x';
+            name === 'periodFrom'
+              ? '2026-04-01'
+              : name === 'periodTo'
+                ? '2023-07-15'
+                : 'x';
           // A period is bounded by the creation days its zones allow, as the store bounds it.
           const conditions = await withCreationBounds(
             (sql, params) => database.store.get(sql, params),
@@ -151,7 +159,35 @@ for (const dialect of DIALECTS) {
 
     it('covers every filter every list declares', () => {
       for (const spec of LISTS)
-        assert.deepEqual(Object.keys(spec.filters ?? {}), Object.keys(EXPECTED[spec.name]));
+        assert.deepEqual(
+          Object.keys(spec.filters ?? {}).filter((name) => name !== 'ids'),
+          Object.keys(EXPECTED[spec.name]),
+        );
+    });
+
+    // The tiny seed's workspace has a few dozen workers: walking them is rightly cheaper than a
+    // hundred lookups. With 20,000 more (analyzed), ids must be looked up by primary key.
+    it('list_workers ids: by primary key in a workspace of 20,000 workers, whatever the page order', async () => {
+      await database.store.run(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+         INSERT INTO workers (id, workspace_id, type, display_name, onboarding_state, status, created_at, updated_at)
+         SELECT 'wkr_bulk_' || i, ?, 'direct_sourced', 'Bulk worker', 'complete', 'active',
+                '2021-01-01T00:00:00.000Z', '2021-01-01T00:00:00.000Z' FROM n`,
+        [WS],
+      );
+      if (client) await client.query('ANALYZE workers');
+      else await database.store.run('ANALYZE');
+      const source = { ...workerList.source, columns: workerList.record.columns };
+      const ids = Array.from({ length: 100 }, (_, i) => `wkr_bulk_${i * 150 + 1}`).join(',');
+      const conditions = workerList.filters!.ids.conditions(ids);
+      for (const order of ['asc', 'desc'] as const)
+        for (const after of [null, ['2021-01-01T00:00:00.000Z', 'wkr_bulk_1'] as const]) {
+          const compiled = listPageSql(source, STAFF, order, after !== null, conditions);
+          const params = compiled.params({ workspaceId: WS, viewer: STAFF, after, limit: 51, conditions });
+          const shown = await plan(compiled.sql, params);
+          assert.match(shown, /PRIMARY KEY|autoindex_workers_1|workers_pkey/, shown);
+          assert.doesNotMatch(shown, /workers_page|SCAN workers|Seq Scan on workers/, shown);
+        }
     });
   });
 }

@@ -180,6 +180,67 @@ describe('tables and charts fit the width (sqlite)', { skip: skipWithoutChromium
     assert.equal(fitting.length, 0);
   });
 
+  it('at 1280 px the invoices list fits: every column in view, none scrolled to (issue 57)', async () => {
+    const page = await at(1280);
+    await open(page, '#/records/invoices', '.record-list tbody tr .supplier-name');
+    const fit = await scrolledRight(page, '.record-list .table-wrap');
+    assert.equal(fit.wider, false, JSON.stringify(fit));
+    assert.equal(await page.isVisible('.record-list .scroll-cue'), false, 'no cue');
+    const { headings } = await tableIn(page, '.record-list');
+    assert.deepEqual(headings, [
+      'Invoice',
+      'Number',
+      'Type',
+      'Status',
+      'Issued',
+      'Supplier',
+      'Period',
+      'Total',
+    ]);
+  });
+
+  for (const width of [320, 375])
+    it(`at ${width} px every chart's axis labels lie inside its figure (issue 57)`, async () => {
+      const page = await at(width);
+      await open(page, '#/dashboard/program-operations', '.tile canvas');
+      await page.waitForFunction(() => document.querySelectorAll('main .loading').length === 0);
+      // Each drawn label's extent, from where Chart.js anchors it, its angle and its text's width.
+      const outside = await page.$$eval('.tile canvas', (canvases) =>
+        canvases.flatMap((canvas) => {
+          type Item = {
+            label: unknown;
+            font: { string: string };
+            options: { translation: [number, number]; rotation: number; textAlign: string };
+          };
+          const chart = (
+            canvas as HTMLCanvasElement & {
+              vmsChart: {
+                width: number;
+                height: number;
+                scales: { x: { getLabelItems(): Item[] } };
+              };
+            }
+          ).vmsChart;
+          const context = (canvas as HTMLCanvasElement).getContext('2d')!;
+          return chart.scales.x.getLabelItems().flatMap((item) => {
+            context.font = item.font.string;
+            const text = String(item.label);
+            const length = context.measureText(text).width;
+            const [x, y] = item.options.translation;
+            const turn = -item.options.rotation;
+            const align = item.options.textAlign;
+            const back = align === 'right' ? 1 : align === 'center' ? 0.5 : 0;
+            const left = x - back * length * Math.cos(turn);
+            const bottom = y + back * length * Math.sin(turn);
+            return left < -0.5 || bottom > chart.height + 0.5
+              ? [`${text}: left ${left.toFixed(1)}, bottom ${bottom.toFixed(1)} of ${chart.height}`]
+              : [];
+          });
+        }),
+      );
+      assert.deepEqual(outside, []);
+    });
+
   for (const width of [375, 1280]) {
     it(`at ${width} px a three-year monthly chart draws only the axis labels that fit`, async () => {
       const page = await at(width);

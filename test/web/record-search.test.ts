@@ -153,10 +153,15 @@ for (const dialect of DIALECTS) {
       const page = await signedIn(live.h.tokens.staff);
       await open(page, '#/records/timesheets', '.record-list tbody tr');
       const label = `${worker.display_name} · ${worker.id}`;
-      const offered = await page.$$eval('.list-search datalist option', (options) =>
-        options.map((o) => (o as HTMLOptionElement).value),
+      // The names are offered once the box is used (issue 57: not read with every list).
+      await page.focus('.list-search input[name$=worker]');
+      await page.waitForFunction(
+        (label) =>
+          [...document.querySelectorAll('.list-search datalist option')].some(
+            (o) => (o as HTMLOptionElement).value === label,
+          ),
+        label,
       );
-      assert.ok(offered.includes(label), 'the name is offered as one types');
       await search(page, (form) => page.fill(`${form} input[name$=worker]`, label));
       assert.deepEqual(
         await shownIds(page),

@@ -23,9 +23,12 @@ function sessionOf(count: number, hold = Infinity) {
       }
     },
   };
-  const session = { client, data: newDataMark() } as unknown as Session;
+  const session = { client, data: newDataMark(), reach: STAFF } as unknown as Session;
   return { session, release, read: () => read };
 }
+
+/** A staff token that may list workers and read their names (session/reach.ts). */
+const STAFF = { role: 'staff', scopes: new Set(['read:workforce', 'read:pii']) };
 
 describe('worker choices for the records search', () => {
   it('gives the first page while the rest is still being read, then every worker', async () => {
@@ -69,9 +72,27 @@ describe('worker choices for the records search', () => {
         },
       },
       data: newDataMark(),
+      reach: STAFF,
     } as unknown as Session;
     const choices = workerChoices(session);
     assert.deepEqual(await choices.first, []);
     assert.deepEqual(await choices.all, []);
+  });
+
+  it('asks nothing of a token whose scopes do not allow listing workers (issue 57)', async () => {
+    let asked = 0;
+    const session = {
+      client: {
+        // eslint-disable-next-line require-yield
+        async *items() {
+          asked++;
+        },
+      },
+      data: newDataMark(),
+      reach: { role: 'staff', scopes: new Set(['read:program']) },
+    } as unknown as Session;
+    const choices = workerChoices(session);
+    assert.deepEqual(await choices.all, []);
+    assert.equal(asked, 0);
   });
 });

@@ -69,7 +69,7 @@ export async function homeView(session: Session): Promise<HTMLElement> {
     );
   }
   parts.push(await records);
-  if (await trail)
+  if (trail)
     parts.push(
       section(
         'Who read what',

@@ -59,6 +59,19 @@ function parametersOf(operation: AnyOperation, example?: OperationExample): Json
   });
 }
 
+/** What the server took the token for (routes.ts), on every answer to an accepted one. */
+const TOKEN_HEADERS = {
+  'x-token-role': {
+    description: "The token's role: staff, worker or billing_entity.",
+    schema: { type: 'string', enum: ['staff', 'worker', 'billing_entity'] },
+  },
+  'x-token-scopes': {
+    description:
+      'The scopes the token holds, space-separated: what it may call (a client need not call what it would be refused).',
+    schema: { type: 'string' },
+  },
+};
+
 function operationObject(operation: AnyOperation, example?: OperationExample): Json {
   const name = pascal(operation.name);
   const responses: Json = {
@@ -66,7 +79,7 @@ function operationObject(operation: AnyOperation, example?: OperationExample): J
       description: operation.refusal
         ? 'The answer, or a refusal (`data.status` is `refused`) with its code and message.'
         : 'The answer.',
-      headers: { 'x-request-id': REQUEST_ID_HEADER },
+      headers: { 'x-request-id': REQUEST_ID_HEADER, ...TOKEN_HEADERS },
       content: {
         'application/json': {
           schema: {
@@ -93,6 +106,8 @@ function operationObject(operation: AnyOperation, example?: OperationExample): J
     security: ['bearer', 'oauth'].map((scheme) => ({
       [scheme]: operation.scope === null ? [] : [operation.scope],
     })),
+    // Worker and billing-entity tokens get 403 forbidden whatever their scopes.
+    ...(operation.staffOnly ? { 'x-staff-only': true } : {}),
   };
   if (operation.method === 'GET') object.parameters = parametersOf(operation, example);
   else

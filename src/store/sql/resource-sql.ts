@@ -76,8 +76,12 @@ function memo(source: ResourceSource, key: string, build: () => Compiled): Compi
  * viewer can list: the id of another is no supplier, so that the database never walks records of
  * a supplier the viewer cannot read, and the answer's time says nothing of them.
  */
-function conditionSql(condition: Pick<ListCondition, 'is' | 'column'>, viewer: Viewer): string {
+function conditionSql(condition: ListCondition, viewer: Viewer): string {
   switch (condition.is) {
+    case 'in':
+      return ` AND t.${condition.column} IN (${valuesOf(condition)
+        .map(() => '?')
+        .join(', ')})`;
     case 'equal':
       return ` AND t.${condition.column} = ?`;
     case 'supplier':
@@ -91,7 +95,11 @@ function conditionSql(condition: Pick<ListCondition, 'is' | 'column'>, viewer: V
   }
 }
 
+/** An `in` condition's values: as many placeholders as there are (part of the statement's shape). */
+const valuesOf = (condition: ListCondition) => condition.value.split(',');
+
 function conditionParams(condition: ListCondition, workspaceId: string, viewer: Viewer): unknown[] {
+  if (condition.is === 'in') return valuesOf(condition);
   if (condition.is !== 'supplier') return [condition.value];
   return [condition.value, workspaceId, ...listableSuppliers(viewer).params.map((p) => p(viewer))];
 }
@@ -108,16 +116,23 @@ function buildListPageSql(
   viewer: Viewer,
   order: Order,
   hasAfter: boolean,
-  conditions: readonly Pick<ListCondition, 'is' | 'column'>[],
+  conditions: readonly ListCondition[],
 ): Compiled {
   const vis = visibilityPredicate(ruleFor(source, viewer));
   const cmp = order === 'asc' ? '>' : '<';
   const dir = order === 'asc' ? 'ASC' : 'DESC';
-  const sql =
+  const rows =
     `SELECT ${selectList(source)} FROM ${source.table} t WHERE t.workspace_id = ?${vis.sql}` +
-    conditions.map((c) => conditionSql(c, viewer)).join('') +
+    conditions.map((c) => conditionSql(c, viewer)).join('');
+  const page =
     (hasAfter ? ` AND (t.created_at, t.id) ${cmp} (?, ?)` : '') +
     ` ORDER BY t.created_at ${dir}, t.id ${dir} LIMIT ?`;
+  // Records named by id (at most MAX_IDS) are found by primary key first, then ordered: given the
+  // page's order and limit, both planners would rather walk the page's index, the whole
+  // workspace, filtering ids. A materialized CTE keeps them apart.
+  const sql = conditions.some((c) => c.is === 'in')
+    ? `WITH named AS MATERIALIZED (${rows}) SELECT ${selectList(source)} FROM named t WHERE 1 = 1${page}`
+    : rows + page;
   return {
     sql,
     params: ({ workspaceId, viewer: v, after, limit, conditions: given = [] }) => [
@@ -153,7 +168,10 @@ export function invoiceLinesSql(
   };
 }
 
-/** A list page's statement; its shape depends on which filters are given, never on their values. */
+/**
+ * A list page's statement; its shape depends on which filters are given, never on their values
+ * (an `in` condition's count of values aside: at most MAX_IDS shapes).
+ */
 export function listPageSql(
   source: ResourceSource,
   viewer: Viewer,
@@ -161,7 +179,9 @@ export function listPageSql(
   hasAfter: boolean,
   conditions: readonly ListCondition[] = [],
 ): Compiled {
-  const shape = conditions.map((c) => `${c.is}:${c.column}`).join(',');
+  const shape = conditions
+    .map((c) => `${c.is}:${c.column}${c.is === 'in' ? `:${valuesOf(c).length}` : ''}`)
+    .join(',');
   return memo(source, `list:${viewer.role}:${order}:${hasAfter}:${shape}`, () =>
     buildListPageSql(source, viewer, order, hasAfter, conditions),
   );

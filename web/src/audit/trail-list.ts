@@ -57,7 +57,14 @@ function answeredAt(event: ApiRecord): Child {
  */
 function callerWords(event: ApiRecord): Child {
   const caller = event.caller as Caller;
-  if (!caller) return h('span', { class: 'no-caller' }, 'no credential accepted');
+  if (!caller)
+    return h(
+      'span',
+      { class: 'no-caller' },
+      event.countedBy === 'rest'
+        ? 'refusals past the minute’s ceiling, from any address'
+        : 'no credential accepted',
+    );
   const role = ROLE_WORDS[String(event.role)] ?? words(event.role);
   const whose: Child[] = [];
   if (typeof event.worker === 'string') whose.push(' of ', workerLink(event.worker));
@@ -116,9 +123,27 @@ function appWords(event: ApiRecord): Child {
 const operationWords = (event: ApiRecord): Child =>
   `${event.operation ? words(event.operation) : 'none'}${event.transport === 'mcp' ? ' (MCP)' : ''}`;
 
-/** The HTTP status and the refusal's code. */
-const answerWords = (event: ApiRecord): Child =>
-  `${String(event.status)}${typeof event.code === 'string' ? ` ${words(event.code)}` : ''}`;
+/** How a counted refusal was grouped (DESIGN §4.17), in words. */
+const COUNTED_BY: Record<string, string> = {
+  address: 'from this address',
+  caller: 'of this caller',
+  rest: 'past the ceiling',
+};
+
+/**
+ * The HTTP status and the refusal's code; a counted refusal (one event for a minute's refusals
+ * of an address or caller) with its count, "401 ×37", and what the count is in its title.
+ */
+function answerWords(event: ApiRecord): Child {
+  const text = `${String(event.status)}${typeof event.code === 'string' ? ` ${words(event.code)}` : ''}`;
+  if (typeof event.count !== 'number') return text;
+  const by = COUNTED_BY[String(event.countedBy)] ?? '';
+  return h(
+    'span',
+    { class: 'counted', title: `${event.count} refusals in this minute ${by}`.trim() },
+    `${text} ×${event.count}`,
+  );
+}
 
 /** A revealed record as a link to its page where it has one; personal data marked. */
 function revealedLink(record: Revealed): HTMLElement {
@@ -189,16 +214,26 @@ export const ACCESS_TRAIL: RecordList = {
   idKey: 'requestId',
   holds: 'Who read what: each answered request, its caller and app, the records it carried.',
   back: { href: '#/', label: 'Home' },
+  // By pairs (Column.below), so that every column fits 1280 px; cards on a phone
+  // (access-trail.css). The CSV keeps a column for each.
   columns: [
-    { heading: 'Answered', value: answeredAt },
-    { heading: 'Caller', value: callerWords },
-    { heading: 'App', value: appWords },
-    { heading: 'Operation', value: operationWords },
-    { heading: 'Answer', value: answerWords },
+    {
+      heading: 'Answered',
+      value: answeredAt,
+      below: { heading: 'Address', value: (event) => plainId(event.address) },
+    },
+    { heading: 'Caller', value: callerWords, below: { heading: 'App', value: appWords } },
+    {
+      heading: 'Operation',
+      value: operationWords,
+      below: { heading: 'Answer', value: answerWords },
+    },
     { heading: 'Records revealed', value: revealedCell },
     { heading: 'Personal data', value: personalCell },
-    { heading: 'Address', value: (event) => plainId(event.address) },
   ],
+  tableClass: 'trail-table',
+  // "Who saw this worker": the trail of one worker, its name beside its id where readable.
+  headingOf: (filters) => (filters.worker ? ['Who saw worker ', workerLink(filters.worker)] : null),
   filters: [
     { kind: 'worker', param: 'worker' },
     { kind: 'text', param: 'client', label: 'App (client id)' },

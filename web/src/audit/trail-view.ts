@@ -1,7 +1,6 @@
-import { h, replace } from '../dom.js';
+import { h } from '../dom.js';
 import { searchOf } from '../records/list-search.js';
 import { listView } from '../records/list-view.js';
-import { withNames, workerLink } from '../records/record-fields.js';
 import type { Session } from '../session/session.js';
 import { mayReadTrail } from '../session/trail-access.js';
 import { ACCESS_TRAIL } from './trail-list.js';
@@ -18,7 +17,7 @@ const ABOUT =
  * the id where the token may read names. Another token reads one sentence why there is nothing.
  */
 export async function trailView(session: Session, query: string): Promise<HTMLElement> {
-  if (!(await mayReadTrail(session)))
+  if (!mayReadTrail(session))
     return h(
       'div',
       {},
@@ -32,12 +31,6 @@ export async function trailView(session: Session, query: string): Promise<HTMLEl
     );
   const search = searchOf(query, ACCESS_TRAIL);
   const view = await listView(session, ACCESS_TRAIL, search);
-  const heading = view.querySelector('h1') as HTMLElement;
-  heading.after(h('p', { class: 'about' }, ABOUT));
-  const worker = search.filters.worker;
-  if (worker) {
-    replace(heading, 'Who saw worker ', workerLink(worker));
-    await withNames(session, heading);
-  }
+  (view.querySelector('h1') as HTMLElement).after(h('p', { class: 'about' }, ABOUT));
   return view;
 }

@@ -85,7 +85,7 @@ export async function explorerView(session: Session): Promise<HTMLElement> {
     h(
       'p',
       { class: 'hint' },
-      `Build a report from this workspace’s catalog (version ${catalog.catalogVersion}); only choices that go together are offered.`,
+      'Build a report from this workspace’s catalog; only choices that go together are offered.',
     ),
     explorerForm(catalog, initial, (state) => void run(state), valuesOf(session, catalog)),
     result,

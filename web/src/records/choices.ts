@@ -1,5 +1,6 @@
 import { isProvenance } from '../dom.js';
 import { dataCache } from '../session/data-follow.js';
+import { mayCall } from '../session/reach.js';
 import type { Session } from '../session/session.js';
 
 /** One option of a search field: the id the API filters by, and what a person reads. */
@@ -76,6 +77,11 @@ async function collect(
 ): Promise<Choice[]> {
   const out: Choice[] = [];
   let read = 0;
+  // A list the token may not read is not asked: the field takes ids.
+  if (!mayCall(session.reach, list)) {
+    firstPage?.([]);
+    return out;
+  }
   try {
     for await (const item of session.client.items(list, { limit: CHOICE_PAGE, order: 'desc' })) {
       const c = choice(item);

@@ -1,4 +1,5 @@
-import { VmsReadError } from 'vms-read-client';
+import { VmsReadError, type OperationName } from 'vms-read-client';
+import { mayCall } from '../session/reach.js';
 import { h } from '../dom.js';
 import { dataCache } from '../session/data-follow.js';
 import type { Session } from '../session/session.js';
@@ -7,11 +8,13 @@ import { RECORD_LISTS, type RecordList } from './record-lists.js';
 /**
  * What a list holds for this token, read with one record at most: `records` (a card), `empty`
  * (the token may read it and sees nothing: a worker's invoices, a billing entity's timesheets),
- * or `forbidden` (403: a scope or role the token lacks; not offered at all).
+ * or `forbidden` (a scope or role the token lacks: not asked, not offered at all).
  */
 type Reach = 'records' | 'empty' | 'forbidden';
 
 async function reachOf(session: Session, list: RecordList): Promise<Reach> {
+  // A list the token's role and scopes do not allow is not asked (reach.ts).
+  if (!mayCall(session.reach, list.operation as OperationName)) return 'forbidden';
   const call = session.client.call as (name: string, input: object) => Promise<unknown>;
   try {
     const page = (await call(list.operation, { limit: 1 })) as { items?: unknown[] };

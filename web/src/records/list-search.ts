@@ -1,6 +1,8 @@
 import { h, replace } from '../dom.js';
 import { field } from '../form-controls.js';
 import type { Session } from '../session/session.js';
+import { mayCall } from '../session/reach.js';
+import { workerNamesOf } from '../session/names.js';
 import { supplierChoices, workerChoices, type Choice } from './choices.js';
 import {
   label,
@@ -102,49 +104,20 @@ export async function searchForm(
       readers.push(() => ({ supplierId: control.value }));
     } else if (f.kind === 'worker') {
       const id = `${prefix}-worker`;
-      const choices = workerChoices(session);
-      let workers = await choices.first;
-      workerLabels = workers;
-      const named = workers.some((w) => w.label !== w.value);
-      const listId = `${id}-names`;
       const param = workerParam(f);
       const current = search.filters[param] ?? '';
-      const labelOf = (among: readonly Choice[]) =>
-        among.find((w) => w.value === current)?.label ?? current;
-      const shown = labelOf(workers);
-      const control = input(id, 'search', shown, {
-        list: listId,
-        autocomplete: 'off',
-        class: 'worker-filter',
-      });
-      const options = (among: readonly Choice[]) =>
-        among.map((w) => h('option', { value: w.label }));
-      const names = h('datalist', { id: listId }, ...options(workers));
+      const box = await workerBox(session, id, current);
+      workerLabels = box.labels;
       controls.push(
         field(
           id,
-          named ? 'Worker (name or id)' : 'Worker id',
-          control,
-          named ? undefined : 'Names need the read:pii scope.',
+          box.named ? 'Worker (name or id)' : 'Worker id',
+          box.control,
+          box.named ? undefined : 'Names need the read:pii scope.',
         ),
-        names,
+        box.names,
       );
-      // The rest of the workers arrive while the page is read; a box no one has touched yet
-      // takes the name of the worker searched for, if it was not on the first page.
-      void choices.all.then((all) => {
-        workers = all;
-        replace(names, ...options(all));
-        if (control.value === shown) control.value = labelOf(all);
-      });
-      readers.push(async () => {
-        const typed = control.value.trim();
-        // A label ("name · id") not among those loaded yet waits for the rest; an id does not.
-        const among =
-          workers.some((w) => w.label === typed) || !typed.includes(' · ')
-            ? workers
-            : await choices.all;
-        return { [param]: among.find((w) => w.label === typed)?.value ?? typed };
-      });
+      readers.push(() => ({ [param]: idOfTyped(box.control.value) }));
     } else {
       const [fromParam, toParam] = periodParams(f);
       const from = input(`${prefix}-from`, 'date', search.filters[fromParam] ?? '');
@@ -220,7 +193,46 @@ function folding(form: HTMLFormElement, words: string): HTMLElement {
   return band;
 }
 
-/** Moves to the address of what the form says (a worker's name may wait for the whole list). */
+/** What a worker box holds as the API's id: the id a "name · id" choice ends with, or as typed. */
+export function idOfTyped(typed: string): string {
+  const text = typed.trim();
+  const labelled = / · ([A-Za-z0-9][A-Za-z0-9_.:-]{0,63})$/.exec(text);
+  return labelled ? labelled[1] : text;
+}
+
+/**
+ * The worker box: the worker searched for as "name · id" where the token may read names (the
+ * name asked with the page's other names, session/names.ts), and the workers offered by name
+ * once the box is first used (focus or typing), not with the page: reading up to 2,000 names
+ * takes twenty requests that a person who never searches by worker does not need.
+ */
+async function workerBox(session: Session, id: string, current: string) {
+  const named = mayCall(session.reach, 'list_workers') && session.reach.scopes.has('read:pii');
+  const name = named && current ? (await workerNamesOf(session, [current])).get(current) : null;
+  const shown = name ? `${name.value} · ${current}` : current;
+  const labels: Choice[] = name ? [{ value: current, label: shown }] : [];
+  const listId = `${id}-names`;
+  const control = input(id, 'search', shown, {
+    list: listId,
+    autocomplete: 'off',
+    class: 'worker-filter',
+  });
+  const names = h('datalist', { id: listId });
+  const options = (among: readonly Choice[]) => among.map((w) => h('option', { value: w.label }));
+  let offered = !named;
+  const offer = () => {
+    if (offered) return;
+    offered = true;
+    const choices = workerChoices(session);
+    void choices.first.then((first) => replace(names, ...options(first)));
+    void choices.all.then((all) => replace(names, ...options(all)));
+  };
+  control.addEventListener('focus', offer);
+  control.addEventListener('input', offer);
+  return { named, control, names, labels };
+}
+
+/** Moves to the address of what the form says. */
 async function goToSearch(
   readers: readonly FieldReader[],
   order: HTMLSelectElement | null,

@@ -51,12 +51,19 @@ export async function listView(
   search: ListSearch,
 ): Promise<HTMLElement> {
   const nothing = list.unit?.[1] ?? list.title.toLowerCase();
-  const searched = searchWords(search, list.filters, await supplierChoices(session));
+  // Suppliers by name, for a list that searches by supplier (the trail does not).
+  const bySupplier = list.filters.some((f) => f.kind === 'supplier');
+  const searched = searchWords(
+    search,
+    list.filters,
+    bySupplier ? await supplierChoices(session) : [],
+  );
   /** cursors[i] read page i (undefined: the first page). */
   const cursors: (string | undefined)[] = [undefined];
   let index = 0;
   let next: string | null = null;
   const body = h('div', { class: 'list-body' });
+  const heading = h('h1', {}, ...(list.headingOf?.(search.filters) ?? [list.title]));
   const status = h('p', { class: 'meta', 'aria-live': 'polite' });
   const button = (label: string, go: () => number) => {
     const b = h('button', { type: 'button', class: 'secondary' }, label) as HTMLButtonElement;
@@ -104,8 +111,7 @@ export async function listView(
       const order = search.order === 'asc' ? 'oldest first' : 'newest first';
       const [one, many] = list.unit ?? ['record', 'records'];
       status.textContent = `Page ${index + 1} · ${count} ${count === 1 ? one : many}, ${order}${searched ? ` · ${searched}` : ''}${next ? '' : ' · the last page'}`;
-      replace(
-        body,
+      const shown =
         count === 0
           ? h(
               'p',
@@ -114,11 +120,9 @@ export async function listView(
                 ? `No ${nothing} visible to this token match this search (${searched}).`
                 : `No ${nothing} visible to this token.`,
             )
-          : await withNames(
-              session,
-              recordTable(list.title, list.columns, page.items, undefined, list.idKey),
-            ),
-      );
+          : recordTable(list.title, list.columns, page.items, undefined, list.idKey, list.tableClass);
+      // The heading's workers ("Who saw worker …") are named with the table's, in one request.
+      replace(body, await withNames(session, shown, heading));
     }
     settle(false);
   }
@@ -137,7 +141,7 @@ export async function listView(
       {},
       h('a', { href: list.back?.href ?? '#/records' }, `← ${list.back?.label ?? 'All records'}`),
     ),
-    h('h1', {}, list.title),
+    heading,
     list.filters.length > 0 ? await searchForm(session, list, search) : null,
     status,
     body,

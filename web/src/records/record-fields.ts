@@ -1,6 +1,6 @@
 import { csvButton, fileNameOf, tableCsv } from '../csv.js';
 import { cell, h, isProvenance, thirdParty } from '../dom.js';
-import { namesOf, workerNameOf } from '../session/names.js';
+import { namesOf, workerNamesOf } from '../session/names.js';
 import { watchFit } from './fitting.js';
 import type { Session } from '../session/session.js';
 
@@ -31,22 +31,40 @@ export function fieldValue(record: ApiRecord, key: string): Child {
 /**
  * A view with each supplier code followed by the supplier's name (list_suppliers, read once per
  * data mark; third-party text), where this token may list suppliers, and each worker id by the
- * worker's name where it may read names (read:pii; get_worker, each worker read once per data
- * mark: session/data-follow.ts). Without the scope the ids stand alone, as the API withholds the
- * names.
+ * worker's name where it may read names (read:pii; list_workers by `ids`: the view's workers in
+ * one request, each read once per data mark, session/data-follow.ts). Without the scope the ids
+ * stand alone, as the API withholds the names. A link already named is left as it is, so a part
+ * drawn later (an event's folded records) is named on its own.
  */
-export async function withNames(session: Session, view: HTMLElement): Promise<HTMLElement> {
-  const names = await namesOf(session);
-  for (const code of view.querySelectorAll('[data-supplier]')) {
-    const name = names.supplier(code.getAttribute('data-supplier') ?? '');
+export async function withNames(
+  session: Session,
+  view: HTMLElement,
+  ...more: HTMLElement[]
+): Promise<HTMLElement> {
+  const views = [view, ...more];
+  const all = (selector: string) => views.flatMap((v) => [...v.querySelectorAll(selector)]);
+  const codes = all('[data-supplier]:not([data-named])');
+  // Suppliers' names are read only for a view that shows a supplier (the trail shows none).
+  const names = codes.length > 0 ? await namesOf(session) : null;
+  for (const code of codes) {
+    code.setAttribute('data-named', '');
+    const name = names?.supplier(code.getAttribute('data-supplier') ?? '');
     if (name) code.append(' ', h('span', { class: 'supplier-name' }, thirdParty(name)));
   }
-  const links = [...view.querySelectorAll('[data-worker]')];
-  const ids = [...new Set(links.map((link) => link.getAttribute('data-worker') ?? ''))];
-  const found = new Map(
-    await Promise.all(ids.map(async (id) => [id, await workerNameOf(session, id)] as const)),
+  // Workers folded out of sight (an event's "N more") are named when they are opened.
+  const folded = (link: Element) => link.closest('details:not([open])') !== null;
+  const links = all('[data-worker]:not([data-named])').filter((link) => !folded(link));
+  for (const details of all('details:not([open])'))
+    if (details.querySelector('[data-worker]:not([data-named])'))
+      details.addEventListener('toggle', () => void withNames(session, details as HTMLElement), {
+        once: true,
+      });
+  const found = await workerNamesOf(
+    session,
+    links.map((link) => link.getAttribute('data-worker') ?? ''),
   );
   for (const link of links) {
+    link.setAttribute('data-named', '');
     const name = found.get(link.getAttribute('data-worker') ?? '');
     if (name) link.after(' ', h('span', { class: 'worker-name' }, thirdParty(name)));
   }
@@ -106,6 +124,11 @@ function cellOf(tag: 'td' | 'th', column: Column, first: Child, second?: Child):
   const attributes = {
     scope: tag === 'th' ? 'col' : undefined,
     class: column.num ? 'num' : undefined,
+    // What a cell is, where a narrow screen draws rows as cards (the access trail's, CSS).
+    'data-label':
+      tag === 'td'
+        ? `${column.heading}${column.below ? ` · ${column.below.heading}` : ''}`
+        : undefined,
   };
   if (!column.below) return h(tag, attributes, first);
   return h(
@@ -115,6 +138,11 @@ function cellOf(tag: 'td' | 'th', column: Column, first: Child, second?: Child):
     h('span', { class: 'part below' }, second),
   );
 }
+
+const withRole = (cell: HTMLElement, role: string | undefined | '') => {
+  if (role) cell.setAttribute('role', role);
+  return cell;
+};
 
 /**
  * Records as a table in its own scrolling region (a phone scrolls the table, not the page), a row
@@ -126,26 +154,46 @@ export function recordTable(
   records: ApiRecord[],
   rowClass: (record: ApiRecord) => string | undefined = () => undefined,
   idKey = 'id',
+  tableClass?: string,
 ): HTMLElement {
+  // A table with a layout of its own (the trail's cards on a phone: CSS draws its rows as
+  // blocks) keeps its roles explicitly, as browsers drop them from a table drawn otherwise.
+  const role = (name: string) => (tableClass ? { role: name } : {});
   const wrap = h(
     'div',
-    { class: 'table-wrap records-table', tabindex: 0, role: 'region', 'aria-label': label },
+    {
+      class: `table-wrap records-table${tableClass ? ` ${tableClass}` : ''}`,
+      tabindex: 0,
+      role: 'region',
+      'aria-label': label,
+    },
     h(
       'table',
-      {},
+      role('table'),
       h(
         'thead',
-        {},
-        h('tr', {}, ...columns.map((c) => cellOf('th', c, c.heading, c.below?.heading))),
+        role('rowgroup'),
+        h(
+          'tr',
+          role('row'),
+          ...columns.map((c) =>
+            withRole(cellOf('th', c, c.heading, c.below?.heading), tableClass && 'columnheader'),
+          ),
+        ),
       ),
       h(
         'tbody',
-        {},
+        role('rowgroup'),
         ...records.map((record) =>
           h(
             'tr',
-            { 'data-id': String(record[idKey]), class: rowClass(record) },
-            ...columns.map((c) => cellOf('td', c, c.value(record), c.below?.value(record))),
+            { 'data-id': String(record[idKey]), class: rowClass(record), ...role('row') },
+            ...columns.map((c) =>
+              withRole(
+                cellOf('td', c, c.value(record), c.below?.value(record)),
+                tableClass && 'cell',
+              ),
+            ),
           ),
         ),
       ),

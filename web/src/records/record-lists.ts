@@ -41,6 +41,10 @@ export interface RecordList extends Searched {
   back?: { href: string; label: string };
   /** The API's input for a search as the address holds it, when it is not the same. */
   inputOf?: (filters: Readonly<Record<string, string>>) => Record<string, string>;
+  /** A class of its table's region, for a layout of its own (the access trail's cards). */
+  tableClass?: string;
+  /** Its heading for a search, where it is not the title ("Who saw worker …"). */
+  headingOf?: (filters: Readonly<Record<string, string>>) => (Node | string)[] | null;
 }
 
 /** A record list of `#/records/<key>`. */
@@ -134,9 +138,9 @@ export const RECORD_LISTS: RecordList[] = [
     holds: 'Invoices and credit notes: number, status, period and total in their currency.',
     columns: [
       link('Invoice', 'id', 'invoice'),
-      field('Number', 'number'),
-      enumerated('Type', 'type'),
-      enumerated('Status', 'status'),
+      // By pairs, so that every column fits 1280 px (record-fields.ts, Column.below).
+      { ...field('Number', 'number'), below: enumerated('Type', 'type') },
+      { ...enumerated('Status', 'status'), below: timestamp('Issued', 'issuedAt') },
       {
         heading: 'Supplier',
         // A consolidated invoice covers several suppliers: its supplierRef is null.
@@ -147,7 +151,6 @@ export const RECORD_LISTS: RecordList[] = [
       },
       { heading: 'Period', value: period },
       money('Total', 'totalCents'),
-      timestamp('Issued', 'issuedAt'),
     ],
     filters: [
       { kind: 'text', param: 'number', label: 'Invoice number' },

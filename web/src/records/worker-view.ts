@@ -45,5 +45,5 @@ export async function workerView(session: Session, id: string): Promise<HTMLElem
   const { item } = (await session.client.call('get_worker', { id })) as {
     item: (ApiRecord & { id: string }) | null;
   };
-  return item ? workerDetail(item, await mayReadTrail(session)) : notVisible('worker', id);
+  return item ? workerDetail(item, mayReadTrail(session)) : notVisible('worker', id);
 }

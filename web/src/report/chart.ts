@@ -95,6 +95,9 @@ const shortLabel = (label: string) =>
  * series on a phone), Chart.js draws every second, third… label, evenly, so the axis thins to
  * what fits at any width. The table beside the chart has every label.
  */
+/** Half a tick label's line (12 px type, 1.2 line height), rounded up. */
+const ROTATED_LABEL_SHIFT = 8;
+
 export function drawChart(spec: ChartSpec): HTMLElement {
   const canvas = h('canvas', {
     role: 'img',
@@ -151,6 +154,12 @@ export function drawChart(spec: ChartSpec): HTMLElement {
       scales: {
         x: {
           grid: { color: theme.grid },
+          // Room for the first rotated label: Chart.js makes room for its width along the axis
+          // but draws it from an anchor up to half a line (12 px type: 7.2 px) left of its tick,
+          // so on a narrow chart its start fell off the canvas ("ek of 2026-03-30", issue 57).
+          afterFit: (scale) => {
+            if (scale.labelRotation > 0) scale.paddingLeft += ROTATED_LABEL_SHIFT;
+          },
           ticks: {
             color: theme.text,
             autoSkip: true,

@@ -21,7 +21,9 @@ function meta(result: ReportResult, options: ResultOptions): HTMLElement {
   const time = options.names.timeOf(result.semanticQuery.metrics[0]);
   return h(
     'p',
-    { class: 'meta' },
+    // The catalog's version is for people who debug, not for readers ("catalog cv1-e7e1…" said
+    // nothing to them, issue 57): kept on the element, not shown.
+    { class: 'meta', 'data-catalog': result.catalogVersion },
     range ? `${range.from} to ${range.to}` : 'All time',
     range && time ? ` (${options.names.label(time)})` : '',
     isOngoing(range)
@@ -34,7 +36,6 @@ function meta(result: ReportResult, options: ResultOptions): HTMLElement {
     before ? ` · previous period ${before.from} to ${before.to}` : '',
     result.semanticQuery.timeGrain ? ` · by ${result.semanticQuery.timeGrain}` : '',
     ` · ${result.rows.length} row${result.rows.length === 1 ? '' : 's'}`,
-    ` · catalog ${result.catalogVersion}`,
   );
 }
 

@@ -1,4 +1,5 @@
 import { createVmsReadClient, type VmsReadClient } from 'vms-read-client';
+import { learnReach, operationOf, refusalOf, unknownReach, type TokenReach } from './reach.js';
 
 /**
  * The signed-in access key: typed by the person, kept in sessionStorage (gone when the tab
@@ -12,16 +13,25 @@ export const signIn = (token: string) => sessionStorage.setItem(KEY, token.trim(
 export const signOut = () => sessionStorage.removeItem(KEY);
 
 /**
- * The client of a token. Any answer of 401 (a token revoked or expired since sign-in) calls
- * `onEnded` once: the page forgets the token and returns to sign-in.
+ * The client of a token. What each answer says of the token goes into `reach`; a call the token
+ * would be refused (reach.ts) is answered here as the server would answer it, 403 with its code,
+ * without a request: nothing reaches the server, the browser's console or the access trail.
+ * Any answer of 401 (a token revoked or expired since sign-in) calls `onEnded` once: the page
+ * forgets the token and returns to sign-in.
  */
 export function clientOf(
   token: string | (() => Promise<string>),
   onEnded: () => void,
+  reach: TokenReach = unknownReach(),
 ): VmsReadClient {
   let ended = false;
   const watched: typeof fetch = async (input, init) => {
+    const request = input instanceof Request ? input : new Request(input, init);
+    const name = operationOf(request.method, request.url);
+    const refused = name && refusalOf(reach, name);
+    if (refused) return refusal(refused, name);
     const response = await fetch(input, init);
+    learnReach(reach, response);
     if (response.status === 401 && !ended) {
       ended = true;
       queueMicrotask(onEnded);
@@ -29,6 +39,18 @@ export function clientOf(
     return response;
   };
   return createVmsReadClient({ baseUrl: location.origin, token, maxRetries: 1, fetch: watched });
+}
+
+/** The server's 403, said by the page: the token's role and scopes are known not to allow it. */
+function refusal(code: string, operation: string): Response {
+  const message =
+    code === 'forbidden'
+      ? `${operation} is for staff tokens; this token's role may not call it (not sent).`
+      : `${operation} needs a scope this token does not hold (not sent).`;
+  return new Response(
+    JSON.stringify({ error: { code, message }, request_id: 'not sent: refused by the page' }),
+    { status: 403, headers: { 'content-type': 'application/json' } },
+  );
 }
 
 export type { VmsReadClient };

@@ -2,6 +2,7 @@ import type { ExplorerCatalog } from '../types.js';
 import { isProvenance, type Provenance } from '../dom.js';
 
 import { dataCache } from './data-follow.js';
+import { mayCall } from './reach.js';
 import type { Session } from './session.js';
 
 /**
@@ -58,30 +59,53 @@ export function namesFrom(
 
 /** The names of a session, read once per data mark (the supplier list paged through once). */
 export function namesOf(session: Session): Promise<Names> {
-  return loaded(session, () =>
-    supplierNamesOf(session.client.items('list_suppliers', { limit: 50 })).then((suppliers) =>
-      namesFrom(session.catalog, suppliers, session.timeKeys),
-    ),
-  );
+  return loaded(session, async () => {
+    // A token that may not list suppliers sees codes alone, and is not refused for asking.
+    const suppliers = mayCall(session.reach, 'list_suppliers')
+      ? await supplierNamesOf(session.client.items('list_suppliers', { limit: 50 }))
+      : new Map<string, Provenance>();
+    return namesFrom(session.catalog, suppliers, session.timeKeys);
+  });
 }
 
 const workerNames = dataCache<Map<string, Promise<Provenance | undefined>>>();
 
+/** How many ids one `list_workers` call names at most (DESIGN §4.15's `ids`). */
+const IDS_PER_CALL = 100;
+
 /**
- * A worker's name by id (get_worker, once per data mark and worker), or undefined where the
- * token may not read it (no read:pii, not visible, or the call failed).
+ * Workers' names by id, as far as the token may read them (read:pii; a worker out of its view, or
+ * a failed call, has none). Those not known yet for this data mark are asked together, a hundred
+ * ids a call (`list_workers` with `ids`): a view naming any number of workers costs one request
+ * for their names, not one per worker (each of those was a get_worker in the access trail).
  */
-export function workerNameOf(session: Session, id: string): Promise<Provenance | undefined> {
+export async function workerNamesOf(
+  session: Session,
+  ids: readonly string[],
+): Promise<Map<string, Provenance | undefined>> {
   const known = workerNames(session, () => new Map());
-  let name = known.get(id);
-  if (!name) {
-    name = session.client
-      .call('get_worker', { id })
-      .then(({ item }) => (isProvenance(item?.displayName) ? item.displayName : undefined))
-      .catch(() => undefined);
-    known.set(id, name);
+  // Without read:pii the API withholds every name: nothing to ask.
+  const readable = mayCall(session.reach, 'list_workers') && session.reach.scopes.has('read:pii');
+  const missing = readable ? [...new Set(ids)].filter((id) => !known.has(id)) : [];
+  for (let at = 0; at < missing.length; at += IDS_PER_CALL) {
+    const batch = missing.slice(at, at + IDS_PER_CALL);
+    const found = readNames(session, batch);
+    for (const id of batch) known.set(id, found.then((names) => names.get(id)));
   }
-  return name;
+  return new Map(await Promise.all(ids.map(async (id) => [id, await known.get(id)] as const)));
+}
+
+async function readNames(session: Session, ids: string[]): Promise<Map<string, Provenance>> {
+  const names = new Map<string, Provenance>();
+  try {
+    // The plan's page size bounds a page (50 on Team and Business): more ids read on.
+    const items = session.client.items('list_workers', { ids: ids.join(','), limit: ids.length });
+    for await (const item of items)
+      if (isProvenance(item.displayName)) names.set(item.id, item.displayName);
+  } catch {
+    // Names are an aid: the ids stand alone.
+  }
+  return names;
 }
 
 /**

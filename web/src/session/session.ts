@@ -1,6 +1,7 @@
 import type { ExplorerCatalog } from '../types.js';
 import { VmsReadError } from 'vms-read-client';
 import { clientOf, type VmsReadClient } from './api.js';
+import { refusalOf, unknownReach, type TokenReach } from './reach.js';
 
 /**
  * The data as the page last saw it (data-follow.ts): where the change feed stood, and what the
@@ -26,6 +27,8 @@ export interface Session {
   noReports: string | null;
   /** The data as the page last saw it (data-follow.ts): what its kept names are keyed by. */
   data: DataMark;
+  /** What the token may call (reach.ts): its role and scopes, as the server said them. */
+  reach: TokenReach;
 }
 
 /** The sentence the page shows where reports are not allowed, by the service's refusal code. */
@@ -38,28 +41,37 @@ export function noReportsSentence(code: string): string {
 }
 
 /**
- * Opens a session. The catalog is the first call: a wrong or expired token is refused there (and
- * shown at sign-in); a worker or billing-entity token, or one without read:program, is refused
- * with 403 and signs in to its records alone.
+ * Opens a session. The first call is the change feed's present end (any valid token may read it;
+ * a wrong or expired token is refused there, and shown at sign-in): its answer says the token's
+ * role and scopes, and starts the data mark. The catalog is read only where they allow reports;
+ * a worker or billing-entity token, or one without read:program, signs in to its records alone.
  */
 export async function openSession(
   token: string | (() => Promise<string>),
   onEnded: () => void,
 ): Promise<Session> {
-  const client = clientOf(token, onEnded);
+  const reach = unknownReach();
+  const client = clientOf(token, onEnded, reach);
+  const data = newDataMark();
+  const latest = await client.call('list_changes', { start: 'latest' });
+  if (!('status' in latest)) data.cursor = latest.nextCursor;
+  const without = (code: string): Session => ({
+    client,
+    catalog: null,
+    timeKeys: new Set(),
+    noReports: noReportsSentence(code),
+    data,
+    reach,
+  });
+  // As the API would refuse the catalog: the scope first (read:program), then the role.
+  const refused = refusalOf(reach, 'list_catalog');
+  if (refused) return without(refused);
   try {
     const catalog = (await client.call('list_catalog')) as unknown as ExplorerCatalog;
     const timeKeys = new Set(catalog.dimensions.filter((d) => d.type === 'time').map((d) => d.key));
-    return { client, catalog, timeKeys, noReports: null, data: newDataMark() };
+    return { client, catalog, timeKeys, noReports: null, data, reach };
   } catch (error) {
-    if (error instanceof VmsReadError && error.status === 403)
-      return {
-        client,
-        catalog: null,
-        timeKeys: new Set(),
-        noReports: noReportsSentence(error.code),
-        data: newDataMark(),
-      };
+    if (error instanceof VmsReadError && error.status === 403) return without(error.code);
     throw error;
   }
 }

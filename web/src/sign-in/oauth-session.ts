@@ -41,8 +41,12 @@ interface Pending {
 
 const TOKENS = 'vms-read-oauth';
 const PENDING = 'vms-read-oauth-pending';
-/** Scopes asked for: SPEC's four, and offline_access for a refresh token. */
-const SCOPE = 'read:program read:financial read:workforce read:pii offline_access';
+/**
+ * Scopes asked for: SPEC's four, the access trail's (DESIGN §4.17: the page shows it to a staff
+ * key that holds it), and offline_access for a refresh token. The token gets those the key
+ * holds (RFC 6749 §3.3: fewer than asked, none refused); the API says which (session/reach.ts).
+ */
+const SCOPE = 'read:program read:financial read:workforce read:pii read:audit offline_access';
 /** Refresh when the access token has less than this left. */
 const REFRESH_MARGIN_MS = 60_000;
 
