@@ -28,7 +28,9 @@ export type EdmType =
   | 'Edm.Int32'
   | 'Edm.Int64'
   | 'Edm.Boolean'
-  | 'Edm.Decimal';
+  | 'Edm.Decimal'
+  | 'Edm.Double'
+  | 'Collection(Edm.String)';
 
 export const NAMESPACE = 'VmsRead';
 export const CONTAINER = 'Container';

@@ -81,7 +81,43 @@ export const SERVICE_DOCUMENT_OPERATION = documentOperation(
   'odata:$service',
   'OData service document',
 );
+
 export const METADATA_OPERATION = documentOperation('odata:$metadata', 'OData $metadata');
+
+/** A report set's request (Metrics, a saved query's set): its rows reveal no record. */
+function reportOperation(name: string, scope: 'read:program' | 'read:financial'): AnyOperation {
+  return defineOperation({
+    name: `odata:${name}`,
+    title: `OData ${name}`,
+    description: `The OData feed's ${name}: a report's rows.`,
+    method: 'GET',
+    path: `/odata/v4/${name}`,
+    scope,
+    staffOnly: true,
+    input: Type.Object(
+      {
+        $select: Type.Optional(Type.Array(Type.String())),
+        $top: Type.Optional(Type.Integer()),
+        $skip: Type.Optional(Type.Integer()),
+        $count: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false },
+    ),
+    output: Type.Unknown(),
+    reveals: revealedBy,
+    run: () => Promise.reject(new Error('answered by the OData route')),
+  });
+}
+
+export const METRICS_OPERATION = reportOperation('Metrics', 'read:program');
+/** Every saved query's set is counted under this one name (metrics labels are a closed set). */
+export const SAVED_QUERY_OPERATION = reportOperation('SavedQuery', 'read:financial');
+
+/** The trail's operation of a saved query's set: its own name, `odata:SavedQuery_<id>`. */
+export const savedQueryOperation = (set: string): AnyOperation => ({
+  ...SAVED_QUERY_OPERATION,
+  name: `odata:${set}`,
+});
 
 export const SET_OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
   ENTITY_SETS.map((set) => [set.name, setOperation(set)]),
@@ -91,5 +127,7 @@ export const SET_OPERATIONS: ReadonlyMap<string, AnyOperation> = new Map(
 export const FEED_OPERATION_NAMES: readonly string[] = [
   SERVICE_DOCUMENT_OPERATION.name,
   METADATA_OPERATION.name,
+  METRICS_OPERATION.name,
+  SAVED_QUERY_OPERATION.name,
   ...[...SET_OPERATIONS.values()].map((o) => o.name),
 ];

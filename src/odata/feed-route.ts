@@ -1,14 +1,12 @@
-import { once } from 'node:events';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/principal.js';
-import type { Predicate } from '../store/store.js';
-import { withDeadline, monotonicNow } from '../deadline.js';
-import { ApiError, StoreUnavailableError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import type { AnyOperation } from '../operations/operation.js';
-import { insufficientScope, type Executor } from '../operations/executor.js';
-import { SETS_BY_NAME, type EntitySet } from './entity-model.js';
+import type { Executor } from '../operations/executor.js';
 import { credentialOf } from './credentials.js';
 import {
+  METRICS_OPERATION,
+  SAVED_QUERY_OPERATION,
+  savedQueryOperation,
   METADATA_OPERATION,
   SERVICE_DOCUMENT_OPERATION,
   SET_OPERATIONS,
@@ -25,10 +23,11 @@ import {
   type RawOptions,
   type OptionName,
 } from './query-options.js';
-import { metadataJson, metadataXml, serviceDocument } from './service-model.js';
-import { resolveSetQuery } from './set-query.js';
-import { writeCollection, writeEntity, type FeedContext, type Sink } from './set-reads.js';
-import { pageSizeOf, versionOf, linkOptionsOf, feedInput } from './feed-headers.js';
+import { metadataJson, metadataXml, modelOf, serviceDocument } from './service-model.js';
+import { checkReportAccess, isReportSetName, reportPage } from './report-answers.js';
+import { METRICS_SET } from './report-sets.js';
+import { versionOf } from './feed-headers.js';
+import { answerResource, JSON_TYPE } from './resource-answers.js';
 
 /**
  * `/odata/v4/`: the OData feed (DESIGN §4.18), a second read-only face of the same records for BI
@@ -59,61 +58,20 @@ declare module 'fastify' {
 
 export const FEED_PREFIX = '/odata/v4/';
 
-const JSON_TYPE =
-  'application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8';
 const ENTITY_OPTIONS: OptionName[] = ['$select', '$expand', '$format'];
 
 function operationOf(path: ResourcePath): AnyOperation {
   if (path.kind === 'service') return SERVICE_DOCUMENT_OPERATION;
   if (path.kind === 'metadata') return METADATA_OPERATION;
   const operation = SET_OPERATIONS.get(path.set);
-  if (!operation) throw new ODataError('not_found', 'No such resource in this service.');
-  return operation;
-}
-
-/** The set, when this token may read it (its scope); else 403 as the executor answers. */
-function readableSet(name: string, principal: Principal): EntitySet {
-  const set = SETS_BY_NAME.get(name) as EntitySet;
-  if (!principal.scopes.has(set.scope)) throw insufficientScope(principal, set.scope);
-  return set;
-}
-
-/**
- * A sink that opens the answer with its first rows: what comes before them (the count, the
- * context) is held, so a failure before any row is still an error answer, not a cut one.
- */
-function responseSink(
-  open: () => void,
-  reply: FastifyReply,
-  discard: boolean,
-): { write: Sink; end(): void } {
-  let held = '';
-  let opened = false;
-  const raw = reply.raw;
-  const end = () => {
-    if (!opened) open();
-    raw.end(discard ? undefined : held);
-  };
-  const write: Sink = async (text) => {
-    if (!opened && held === '') {
-      held = text;
-      return;
-    }
-    if (!opened) {
-      open();
-      opened = true;
-      text = held + text;
-      held = '';
-    }
-    if (discard) return;
-    if (!raw.write(text)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
-  };
-  return { write, end };
+  if (operation) return operation;
+  if (path.set === METRICS_SET) return METRICS_OPERATION;
+  if (isReportSetName(path.set)) return savedQueryOperation(path.set);
+  throw new ODataError('not_found', 'No such resource in this service.');
 }
 
 export function mountODataFeed(app: FastifyInstance, deps: FeedMount): void {
   const { executor } = deps;
-  const storeTimeoutMs = executor.deps.storeTimeoutMs;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const url = request.url;
     const q = url.indexOf('?');
@@ -127,7 +85,11 @@ export function mountODataFeed(app: FastifyInstance, deps: FeedMount): void {
     const path = parseResourcePath(pathText);
     const operation = operationOf(path);
     request.answeredOperation = operation;
-    deps.meter(request, operation);
+    // Saved queries' sets are counted under one name: metrics' labels are a closed set.
+    deps.meter(
+      request,
+      operation.name.startsWith('odata:SavedQuery_') ? SAVED_QUERY_OPERATION : operation,
+    );
     const allowed =
       path.kind === 'service' || path.kind === 'metadata'
         ? (['$format'] as OptionName[])
@@ -175,7 +137,7 @@ export function mountODataFeed(app: FastifyInstance, deps: FeedMount): void {
       formatOption(options.$format);
       return send(
         'application/json;odata.metadata=minimal;charset=utf-8',
-        serviceDocument(base, principal),
+        serviceDocument(base, await modelOf(executor, principal)),
       );
     }
     if (path.kind === 'metadata') {
@@ -185,96 +147,42 @@ export function mountODataFeed(app: FastifyInstance, deps: FeedMount): void {
       const json =
         format === 'json' ||
         (format === null && /application\/json/i.test(accept) && !/application\/xml/i.test(accept));
+      const model = await modelOf(executor, principal);
       return json
-        ? send('application/json;charset=utf-8', metadataJson(principal))
-        : send('application/xml;charset=utf-8', metadataXml(principal));
+        ? send('application/json;charset=utf-8', metadataJson(model))
+        : send('application/xml;charset=utf-8', metadataXml(model));
     }
-    const set = readableSet(path.set, principal);
-    formatOption(options.$format);
-    const receivedAt = request.receivedAt;
-    const ctx: FeedContext = {
-      store: executor.deps.store,
+    if (isReportSetName(path.set)) {
+      checkReportAccess(path.set, principal);
+      if (path.kind !== 'collection' || path.count)
+        throw notOffered('A report set is read as a whole collection.');
+      const reportSet = (await modelOf(executor, principal)).reports.find(
+        (s) => s.name === path.set,
+      );
+      if (!reportSet) throw new ODataError('not_found', 'No such resource in this service.');
+      const page = await reportPage(
+        executor,
+        principal,
+        reportSet,
+        options,
+        base,
+        request.receivedAt,
+      );
+      seen.input = page.input;
+      return send(JSON_TYPE, page.body);
+    }
+    return answerResource({
+      executor,
+      request,
+      reply,
+      path,
       principal,
-      cursors: executor.deps.cursors,
+      options,
       base,
       version,
-      pageSize: pageSizeOf(request.headers.prefer),
-      bounded: (read) =>
-        withDeadline(
-          read,
-          receivedAt + storeTimeoutMs - monotonicNow(),
-          () => new StoreUnavailableError('the store did not answer in time'),
-        ),
-    };
-    if (ctx.pageSize !== 1000)
-      reply.header('preference-applied', `odata.maxpagesize=${ctx.pageSize}`);
-    const open = () => deps.writeHead(request, reply, { 'content-type': JSON_TYPE });
-    const sink = responseSink(open, reply, request.method === 'HEAD');
-    if (path.kind === 'entity') {
-      const setQuery = resolveSetQuery(set, principal, options);
-      seen.input = feedInput(options, setQuery, { key: path.key });
-      const revealed = await writeEntity(ctx, setQuery, path.key, sink.write);
-      if (revealed === null)
-        throw new ODataError('not_found', 'No such entity, or not one this token can read.');
-      seen.data = { revealed };
-      sink.end();
-      return reply;
-    }
-    let target = set;
-    const scope: Predicate[] = [];
-    let resourcePath = set.name;
-    if (path.kind === 'navigation') {
-      const navigation = set.navigation.find((n) => n.name === path.navigation);
-      if (!navigation) {
-        if (set.byName.has(path.navigation))
-          throw notOffered('A property of an entity is not offered as a resource of its own.');
-        throw new ODataError('not_found', 'No such resource in this service.');
-      }
-      const parent = await ctx.bounded(
-        executor.deps.store.getVisible(set.source, principal.workspaceId, principal, path.key),
-      );
-      if (!parent)
-        throw new ODataError('not_found', 'No such entity, or not one this token can read.');
-      target = readableSet(navigation.target, principal);
-      const fk = target.byName.get(navigation.foreignKey)!.column;
-      scope.push(() => ({ sql: `t.${fk} = ?`, params: [path.key] }));
-      resourcePath = `${set.name}('${encodeURIComponent(path.key.replace(/'/g, "''"))}')/${navigation.name}`;
-    }
-    const setQuery = resolveSetQuery(target, principal, options);
-    seen.input = feedInput(
-      options,
-      setQuery,
-      path.kind === 'navigation' ? { key: path.key, navigation: path.navigation } : {},
-    );
-    if (path.count) {
-      const n = await ctx.bounded(
-        executor.deps.store.selectCount(target.source, {
-          workspaceId: principal.workspaceId,
-          viewer: principal,
-          where: [...scope, ...setQuery.where],
-          order: [],
-          after: null,
-          offset: 0,
-          limit: 0,
-        }),
-      );
-      seen.data = { revealed: [] };
-      return reply.type('text/plain;charset=utf-8').send(String(n));
-    }
-    const revealed = await writeCollection(
-      ctx,
-      {
-        query: setQuery,
-        path: resourcePath,
-        linkOptions: linkOptionsOf(options),
-        scope,
-        skiptoken: options.$skiptoken,
-      },
-      sink.write,
-    );
-    seen.data = { revealed };
-    sink.end();
-    return reply;
+      seen,
+      open: () => deps.writeHead(request, reply, { 'content-type': JSON_TYPE }),
+    });
   };
   const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (reply.raw.headersSent) {

@@ -39,6 +39,10 @@ function valueJson(p: EntityProperty, row: Row): string {
     case 'Edm.Int32':
     case 'Edm.Int64':
       return String(Number(value));
+    case 'Edm.Double':
+      return JSON.stringify(Number(value));
+    case 'Collection(Edm.String)':
+      return JSON.stringify((value as unknown[]).map(String));
     case 'Edm.Boolean':
       return value === true || value === 1 || value === '1' ? 'true' : 'false';
     default:

@@ -226,8 +226,10 @@ describe('nothing a client writes reaches SQL as text', () => {
             const [x, y] = [compile(text(a), dialect), compile(text(b), dialect)];
             assert.equal(x.sql, y.sql);
             assert.ok(x.params.includes(a) && y.params.includes(b));
+            // One statement for both: neither literal shaped it. (A random literal may, by
+            // chance, be a piece of a column's name: only SQL no column name holds is looked for.)
             for (const s of [a, b])
-              if (s.length > 2) assert.ok(!x.sql.includes(s) && !y.sql.includes(s));
+              if (HOSTILE.includes(s) && s.length > 2) assert.ok(!x.sql.includes(s));
           }
         },
       ),

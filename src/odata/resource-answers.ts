@@ -1,0 +1,169 @@
+import { once } from 'node:events';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.js';
+import { monotonicNow, withDeadline } from '../deadline.js';
+import { StoreUnavailableError } from '../errors.js';
+import { insufficientScope, type Executor } from '../operations/executor.js';
+import type { Predicate } from '../store/store.js';
+import { SETS_BY_NAME, type EntitySet } from './entity-model.js';
+import { feedInput, linkOptionsOf, pageSizeOf } from './feed-headers.js';
+import type { FeedData } from './feed-operations.js';
+import { formatOption, notOffered, ODataError, type RawOptions } from './query-options.js';
+import type { ResourcePath } from './request-path.js';
+import { resolveSetQuery } from './set-query.js';
+import { writeCollection, writeEntity, type FeedContext, type Sink } from './set-reads.js';
+
+/**
+ * The answers of the resource sets (DESIGN §4.18): a collection, an entity by key, a record's
+ * parts by navigation, and their `$count`, each read through the store's selections within the
+ * request's time limit and streamed as it is read.
+ */
+
+/** The media type of the feed's JSON answers (OData 4.0 JSON Format §3). */
+export const JSON_TYPE =
+  'application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8';
+
+export interface ResourceRequest {
+  executor: Executor;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  path: Exclude<ResourcePath, { kind: 'service' } | { kind: 'metadata' }>;
+  principal: Principal;
+  options: RawOptions['options'];
+  base: string;
+  version: '4.0' | '4.01';
+  /** What the access trail is told of the request. */
+  seen: { input?: unknown; data?: FeedData };
+  /** Writes the answer's head (the HTTP layer's send bounds apply from then on). */
+  open(): void;
+}
+
+/** The set, when this token may read it (its scope); else 403 as the executor answers. */
+function readableSet(name: string, principal: Principal): EntitySet {
+  const set = SETS_BY_NAME.get(name) as EntitySet;
+  if (!principal.scopes.has(set.scope)) throw insufficientScope(principal, set.scope);
+  return set;
+}
+
+/**
+ * A sink that opens the answer with its first rows: what comes before them (the count, the
+ * context) is held, so a failure before any row is still an error answer, not a cut one.
+ */
+function responseSink(
+  open: () => void,
+  reply: FastifyReply,
+  discard: boolean,
+): { write: Sink; end(): void } {
+  let held = '';
+  let opened = false;
+  const raw = reply.raw;
+  const end = () => {
+    if (!opened) open();
+    raw.end(discard ? undefined : held);
+  };
+  const write: Sink = async (text) => {
+    if (!opened && held === '') {
+      held = text;
+      return;
+    }
+    if (!opened) {
+      open();
+      opened = true;
+      text = held + text;
+      held = '';
+    }
+    if (discard) return;
+    if (!raw.write(text)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+  };
+  return { write, end };
+}
+
+export async function answerResource(r: ResourceRequest): Promise<FastifyReply> {
+  const { executor, request, reply, path, principal, options, base, version, seen } = r;
+  const storeTimeoutMs = executor.deps.storeTimeoutMs;
+  const set = readableSet(path.set, principal);
+  formatOption(options.$format);
+  const receivedAt = request.receivedAt;
+  const ctx: FeedContext = {
+    store: executor.deps.store,
+    principal,
+    cursors: executor.deps.cursors,
+    base,
+    version,
+    pageSize: pageSizeOf(request.headers.prefer),
+    bounded: (read) =>
+      withDeadline(
+        read,
+        receivedAt + storeTimeoutMs - monotonicNow(),
+        () => new StoreUnavailableError('the store did not answer in time'),
+      ),
+  };
+  if (ctx.pageSize !== 1000)
+    reply.header('preference-applied', `odata.maxpagesize=${ctx.pageSize}`);
+  const sink = responseSink(r.open, reply, request.method === 'HEAD');
+  if (path.kind === 'entity') {
+    const setQuery = resolveSetQuery(set, principal, options);
+    seen.input = feedInput(options, setQuery, { key: path.key });
+    const revealed = await writeEntity(ctx, setQuery, path.key, sink.write);
+    if (revealed === null)
+      throw new ODataError('not_found', 'No such entity, or not one this token can read.');
+    seen.data = { revealed };
+    sink.end();
+    return reply;
+  }
+  let target = set;
+  const scope: Predicate[] = [];
+  let resourcePath = set.name;
+  if (path.kind === 'navigation') {
+    const navigation = set.navigation.find((n) => n.name === path.navigation);
+    if (!navigation) {
+      if (set.byName.has(path.navigation))
+        throw notOffered('A property of an entity is not offered as a resource of its own.');
+      throw new ODataError('not_found', 'No such resource in this service.');
+    }
+    const parent = await ctx.bounded(
+      executor.deps.store.getVisible(set.source, principal.workspaceId, principal, path.key),
+    );
+    if (!parent)
+      throw new ODataError('not_found', 'No such entity, or not one this token can read.');
+    target = readableSet(navigation.target, principal);
+    const fk = target.byName.get(navigation.foreignKey)!.column;
+    scope.push(() => ({ sql: `t.${fk} = ?`, params: [path.key] }));
+    resourcePath = `${set.name}('${encodeURIComponent(path.key.replace(/'/g, "''"))}')/${navigation.name}`;
+  }
+  const setQuery = resolveSetQuery(target, principal, options);
+  seen.input = feedInput(
+    options,
+    setQuery,
+    path.kind === 'navigation' ? { key: path.key, navigation: path.navigation } : {},
+  );
+  if (path.count) {
+    const n = await ctx.bounded(
+      executor.deps.store.selectCount(target.source, {
+        workspaceId: principal.workspaceId,
+        viewer: principal,
+        where: [...scope, ...setQuery.where],
+        order: [],
+        after: null,
+        offset: 0,
+        limit: 0,
+      }),
+    );
+    seen.data = { revealed: [] };
+    return reply.type('text/plain;charset=utf-8').send(String(n));
+  }
+  const revealed = await writeCollection(
+    ctx,
+    {
+      query: setQuery,
+      path: resourcePath,
+      linkOptions: linkOptionsOf(options),
+      scope,
+      skiptoken: options.$skiptoken,
+    },
+    sink.write,
+  );
+  seen.data = { revealed };
+  sink.end();
+  return reply;
+}
