@@ -26,6 +26,12 @@ export const ERRORS = {
       'The $skiptoken or $deltatoken was issued to another token or for another query; start again without it.',
     odataOnly: true,
   },
+  // The OData feed: a $deltatoken from before tombstones it would need were removed (DESIGN §4.13).
+  cursor_expired: {
+    status: 410,
+    message: 'The changes this $deltatoken follows are no longer kept; read the set again.',
+    odataOnly: true,
+  },
   // The OData feed: a query option, function or operator OData defines that it does not offer.
   not_implemented: {
     status: 501,

@@ -43,6 +43,14 @@ export function linkOptionsOf(options: RawOptions['options']): string {
     .join('&');
 }
 
+/** The options a deltaLink repeats: what shapes its records, never what chose them. */
+export function deltaOptionsOf(options: RawOptions['options']): string {
+  return (['$select', '$format'] as const)
+    .filter((name) => options[name] !== undefined)
+    .map((name) => `${name}=${encodeURIComponent(options[name] as string)}`)
+    .join('&');
+}
+
 /** The request's options as accepted: what the access trail keeps of it (feed-operations.ts). */
 export function feedInput(
   options: RawOptions['options'],

@@ -49,7 +49,7 @@ export interface RawOptions {
 /** An error of the OData feed that names the query option it is about (`error.target`). */
 export class ODataError extends ApiError {
   constructor(
-    code: 'bad_request' | 'not_implemented' | 'not_found' | 'invalid_cursor',
+    code: 'bad_request' | 'not_implemented' | 'not_found' | 'invalid_cursor' | 'cursor_expired',
     message: string,
     target?: string,
   ) {
@@ -72,10 +72,11 @@ export const COLLECTION_OPTIONS: readonly OptionName[] = [
   '$count',
   '$expand',
   '$skiptoken',
+  '$deltatoken',
   '$format',
 ];
 
-const OPTION_NAMES = new Set<string>([...COLLECTION_OPTIONS, '$deltatoken']);
+const OPTION_NAMES = new Set<string>(COLLECTION_OPTIONS);
 
 /**
  * Splits the query string by hand, not with URLSearchParams: `+` is a literal plus in OData URLs

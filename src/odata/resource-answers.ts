@@ -6,12 +6,28 @@ import { StoreUnavailableError } from '../errors.js';
 import { insufficientScope, type Executor } from '../operations/executor.js';
 import type { Predicate } from '../store/store.js';
 import { SETS_BY_NAME, type EntitySet } from './entity-model.js';
-import { feedInput, linkOptionsOf, pageSizeOf } from './feed-headers.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  deltaOptionsOf,
+  feedInput,
+  linkOptionsOf,
+  pageSizeOf,
+  tracksChanges,
+} from './feed-headers.js';
+import { isTracked, writeDelta } from './delta-reads.js';
+import type { SetQuery } from './set-query.js';
 import type { FeedData } from './feed-operations.js';
-import { formatOption, notOffered, ODataError, type RawOptions } from './query-options.js';
+import {
+  badRequest,
+  formatOption,
+  notOffered,
+  ODataError,
+  type RawOptions,
+} from './query-options.js';
 import type { ResourcePath } from './request-path.js';
 import { resolveSetQuery } from './set-query.js';
-import { writeCollection, writeEntity, type FeedContext, type Sink } from './set-reads.js';
+import { writeCollection, writeEntity } from './set-reads.js';
+import type { FeedContext, Sink } from './feed-context.js';
 
 /**
  * The answers of the resource sets (DESIGN §4.18): a collection, an entity by key, a record's
@@ -98,8 +114,6 @@ export async function answerResource(r: ResourceRequest): Promise<FastifyReply> 
         () => new StoreUnavailableError('the store did not answer in time'),
       ),
   };
-  if (ctx.pageSize !== 1000)
-    reply.header('preference-applied', `odata.maxpagesize=${ctx.pageSize}`);
   const sink = responseSink(r.open, reply, request.method === 'HEAD');
   if (path.kind === 'entity') {
     const setQuery = resolveSetQuery(set, principal, options);
@@ -132,6 +146,22 @@ export async function answerResource(r: ResourceRequest): Promise<FastifyReply> 
     resourcePath = `${set.name}('${encodeURIComponent(path.key.replace(/'/g, "''"))}')/${navigation.name}`;
   }
   const setQuery = resolveSetQuery(target, principal, options);
+  if (options.$deltatoken !== undefined) return answerDelta(r, ctx, setQuery, sink);
+  // Changes are tracked on a whole set's records (with or without $select), never a part of it.
+  const tracking =
+    tracksChanges(request.headers.prefer) &&
+    path.kind === 'collection' &&
+    !path.count &&
+    isTracked(set) &&
+    setQuery.where.length === 0 &&
+    setQuery.expand.length === 0 &&
+    setQuery.top === null &&
+    setQuery.skip === 0;
+  const applied = [
+    ...(ctx.pageSize !== DEFAULT_PAGE_SIZE ? [`odata.maxpagesize=${ctx.pageSize}`] : []),
+    ...(tracking ? ['odata.track-changes'] : []),
+  ];
+  if (applied.length > 0) reply.header('preference-applied', applied.join(', '));
   seen.input = feedInput(
     options,
     setQuery,
@@ -160,10 +190,46 @@ export async function answerResource(r: ResourceRequest): Promise<FastifyReply> 
       linkOptions: linkOptionsOf(options),
       scope,
       skiptoken: options.$skiptoken,
+      tracking,
+      deltaOptions: deltaOptionsOf(options),
+      deltaSelect: options.$select ?? null,
     },
     sink.write,
   );
   seen.data = { revealed };
   sink.end();
   return reply;
+}
+
+/** A delta's page: the set's changes after its `$deltatoken`, with `$select` and `$format` only. */
+async function answerDelta(
+  r: ResourceRequest,
+  ctx: FeedContext,
+  query: SetQuery,
+  sink: { write: Sink; end(): void },
+): Promise<FastifyReply> {
+  const { path, options, seen } = r;
+  const others = Object.keys(options).filter(
+    (o) => !['$deltatoken', '$select', '$format'].includes(o),
+  );
+  if (path.kind !== 'collection' || path.count || !isTracked(query.set) || others.length > 0)
+    throw badRequest(
+      'A $deltatoken is followed on its set alone, with $select at most.',
+      '$deltatoken',
+    );
+  seen.input = { ...feedInput(options, query, {}), cursor: options.$deltatoken };
+  const revealed = await writeDelta(
+    ctx,
+    query,
+    {
+      deltatoken: options.$deltatoken as string,
+      path: query.set.name,
+      linkOptions: deltaOptionsOf(options),
+      selectText: options.$select ?? null,
+    },
+    sink.write,
+  );
+  seen.data = { revealed };
+  sink.end();
+  return r.reply;
 }

@@ -4,6 +4,7 @@ import type { Executor } from '../operations/executor.js';
 import { csdlXml, type ModelSet } from './csdl-xml.js';
 import { ENTITY_SETS, visibleProperties, type EntitySet } from './entity-model.js';
 import { reportSetsOf, type ReportSet } from './report-sets.js';
+import { isTracked } from './delta-reads.js';
 
 /**
  * What one token's feed offers (DESIGN §4.18): the resource sets whose scope it holds, their
@@ -24,7 +25,9 @@ export function setsOf(principal: Principal): EntitySet[] {
 }
 
 /** The sets whose change tracking (`Prefer: odata.track-changes`) is offered. */
-export const TRACKED_SETS: ReadonlySet<string> = new Set<string>();
+export const TRACKED_SETS: ReadonlySet<string> = new Set(
+  ENTITY_SETS.filter(isTracked).map((set) => set.name),
+);
 
 function resourceModelSets(principal: Principal): ModelSet[] {
   const pii = principal.scopes.has('read:pii');

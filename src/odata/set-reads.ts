@@ -1,12 +1,10 @@
-import type { Principal } from '../auth/principal.js';
 import type { RevealedRecord } from '../operations/revelation.js';
-import type { CursorCodec } from '../paging/cursor.js';
-import type { FeedType } from '../store/sql/change-log.js';
-import type { ResourceReads, Row, SelectionQuery } from '../store/store.js';
-import type { EntitySet } from './entity-model.js';
+import type { Row, SelectionQuery } from '../store/store.js';
 import { annotation, entityWriter } from './json-writer.js';
 import { ODataError, badRequest } from './query-options.js';
 import { selectFragment, type Expansion, type SetQuery } from './set-query.js';
+import { deltaBinding, deltaTokenAfter, feedNow } from './delta-reads.js';
+import { Revealed, type FeedContext, type Sink } from './feed-context.js';
 
 /**
  * Reading a set (or a record's parts) as one OData page, written as it is read (DESIGN §4.18):
@@ -15,30 +13,18 @@ import { selectFragment, type Expansion, type SetQuery } from './set-query.js';
  * carries a `$skiptoken`, a signed cursor (4.5) bound to the token and the query.
  */
 
-export interface FeedContext {
-  store: ResourceReads;
-  principal: Principal;
-  cursors: CursorCodec;
-  /** The service root as clients reach it, ending in `/`. */
-  base: string;
-  version: '4.0' | '4.01';
-  /** Rows per page (`Prefer: odata.maxpagesize`, default 1,000). */
-  pageSize: number;
-  /** A store read within the request's time limit. */
-  bounded<T>(read: Promise<T>): Promise<T>;
-}
-
-/** Where an answer's text goes: the connection (awaiting its drain) or a buffer. */
-export type Sink = (text: string) => void | Promise<void>;
-
 /** Rows read from the store at once. Expanded parents go fewer at a time: each brings its parts. */
 const CHUNK = 1000;
 const EXPANDED_CHUNK = 20;
 
-/** What a $skiptoken holds: the last row's order keys, and how many of `$top` remain. */
+/**
+ * What a $skiptoken holds: the last row's order keys, how many of `$top` remain, and for a read
+ * that tracks changes where the change feed stood when it began.
+ */
 interface PagePosition {
   after: unknown[];
   remaining: number | null;
+  since?: [version: number, horizon: number];
 }
 
 function isPosition(value: unknown): value is PagePosition {
@@ -47,31 +33,10 @@ function isPosition(value: unknown): value is PagePosition {
     typeof v === 'object' &&
     v !== null &&
     Array.isArray(v.after) &&
-    (v.remaining === null || Number.isSafeInteger(v.remaining))
+    (v.remaining === null || Number.isSafeInteger(v.remaining)) &&
+    (v.since === undefined ||
+      (Array.isArray(v.since) && v.since.length === 2 && v.since.every(Number.isSafeInteger)))
   );
-}
-
-/** The records an answer carried, by their type and id (entries and lines under their parent). */
-export class Revealed {
-  private readonly records = new Map<string, RevealedRecord>();
-  add(set: EntitySet, row: Row, personal: boolean): void {
-    const type: FeedType = set.feedType;
-    const id = String(row[set.byName.get(set.revealedAs)?.column ?? 'id']);
-    const key = `${type}\u0000${id}`;
-    const known = this.records.get(key);
-    if (known) {
-      if (personal) known.personalData = true;
-      return;
-    }
-    const record: RevealedRecord = { type, id };
-    const worker = set.name === 'Workers' ? row.id : (row.worker_id ?? row.worker_ref);
-    if (typeof worker === 'string') record.worker = worker;
-    if (personal) record.personalData = true;
-    this.records.set(key, record);
-  }
-  list(): RevealedRecord[] {
-    return [...this.records.values()];
-  }
 }
 
 const hasPersonal = (props: readonly { personal: boolean }[]) => props.some((p) => p.personal);
@@ -137,6 +102,12 @@ export interface CollectionRequest {
   /** Conditions beyond the query's (a navigation's parent). */
   scope: SelectionQuery['where'];
   skiptoken: string | undefined;
+  /** `Prefer: odata.track-changes` applies: the last page carries a deltaLink. */
+  tracking: boolean;
+  /** The options a deltaLink repeats (`$select`, `$format`), as sent. */
+  deltaOptions: string;
+  /** The `$select` a delta token is bound to, as sent, or null. */
+  deltaSelect: string | null;
 }
 
 /** Writes one page of a collection; returns what it revealed. */
@@ -160,6 +131,8 @@ export async function writeCollection(
       );
     position = decoded;
   }
+  // Where the feed stands before any row is read: what changes during the read, the delta brings.
+  const since = !request.tracking ? undefined : (position?.since ?? (await feedNow(ctx)));
   const total = position ? position.remaining : query.top;
   const pageLimit = Math.min(ctx.pageSize, total ?? Infinity);
   const selection = (after: unknown[] | null, offset: number, limit: number): SelectionQuery => ({
@@ -212,9 +185,17 @@ export async function writeCollection(
     const token = ctx.cursors.encode(binding, {
       after: after ?? [],
       remaining,
+      ...(since ? { since } : {}),
     } satisfies PagePosition);
     const options = request.linkOptions === '' ? '' : `${request.linkOptions}&`;
     tail += `,${annotation('@odata.nextLink', `${ctx.base}${request.path}?${options}$skiptoken=${token}`).slice(0, -1)}`;
+  } else if (since) {
+    const token = ctx.cursors.encode(
+      deltaBinding(ctx.principal.tokenId, query.set, request.deltaSelect),
+      deltaTokenAfter(since),
+    );
+    const options = request.deltaOptions === '' ? '' : `${request.deltaOptions}&`;
+    tail += `,${annotation('@odata.deltaLink', `${ctx.base}${request.path}?${options}$deltatoken=${token}`).slice(0, -1)}`;
   }
   await sink(`${tail}}`);
   return revealed.list();
