@@ -80,6 +80,13 @@ export interface EntitySet {
   revealedAs: string;
   /** The operation whose records it serves, as provenance and cursors name it. */
   operationId: string;
+  /**
+   * The columns its rows are read in when no `$orderby` says otherwise, and that break ties when
+   * one does: REST's `(created_at, id)`, or a part's by its parent first, which the parts' own
+   * index answers (no index of a workspace's entries or lines by creation exists, nor is worth
+   * every load's cost).
+   */
+  order: readonly string[];
 }
 
 /** `totalCents` → `total`, the amount beside it in the currency's unit (DESIGN §4.18). */
@@ -145,6 +152,7 @@ interface SetDeclaration {
   };
   navigation?: Navigation[];
   revealedAs?: string;
+  order?: string[];
 }
 
 const DECLARATIONS: readonly SetDeclaration[] = [
@@ -163,6 +171,7 @@ const DECLARATIONS: readonly SetDeclaration[] = [
     // What get_timesheet serves of a timesheet's entries, under list_timesheets' scope.
     spec: { ...timesheetList, record: TimeEntryRecord, source: timeEntrySource },
     revealedAs: 'timesheetId',
+    order: ['timesheet_id', 'created_at', 'id'],
   },
   { name: 'Expenses', typeName: 'Expense', spec: expenseList },
   {
@@ -176,6 +185,7 @@ const DECLARATIONS: readonly SetDeclaration[] = [
     typeName: 'InvoiceLine',
     spec: { ...invoiceList, record: InvoiceLineRecord, source: invoiceLineSource },
     revealedAs: 'invoiceId',
+    order: ['invoice_id', 'created_at', 'id'],
   },
   { name: 'ApprovalStatuses', typeName: 'ApprovalStatus', spec: approvalStatusList },
 ];
@@ -195,6 +205,7 @@ function entitySetOf(declaration: SetDeclaration): EntitySet {
     feedType: spec.type,
     revealedAs: declaration.revealedAs ?? 'id',
     operationId: spec.name,
+    order: declaration.order ?? ['created_at', 'id'],
   };
 }
 

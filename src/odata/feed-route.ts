@@ -27,6 +27,7 @@ import { metadataJson, metadataXml, modelOf, serviceDocument } from './service-m
 import { checkReportAccess, isReportSetName, reportPage } from './report-answers.js';
 import { METRICS_SET } from './report-sets.js';
 import { versionOf } from './feed-headers.js';
+import { MAX_PAGE_BYTES, PageCache } from './page-cache.js';
 import { answerResource, JSON_TYPE } from './resource-answers.js';
 
 /**
@@ -72,6 +73,7 @@ function operationOf(path: ResourcePath): AnyOperation {
 
 export function mountODataFeed(app: FastifyInstance, deps: FeedMount): void {
   const { executor } = deps;
+  const pages = new PageCache(executor.deps.readResults.enabled);
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const url = request.url;
     const q = url.indexOf('?');
@@ -171,7 +173,28 @@ export function mountODataFeed(app: FastifyInstance, deps: FeedMount): void {
       seen.input = page.input;
       return send(JSON_TYPE, page.body);
     }
-    return answerResource({
+    // A page asked again while the store is unchanged is sent as it was written (page-cache.ts).
+    const pageKey = pages.keyOf(principal, [
+      pathText,
+      query.replace(/(^|&)api_key=[^&]*/g, ''),
+      version,
+      request.headers.prefer ?? null,
+      request.method,
+    ]);
+    const kept = pageKey === null ? undefined : pages.get(pageKey);
+    if (kept) {
+      seen.input = kept.input;
+      seen.data = { revealed: kept.revealed };
+      deps.writeHead(request, reply, {
+        ...kept.headers,
+        'content-length': String(kept.body.length),
+      });
+      reply.raw.end(request.method === 'HEAD' ? undefined : kept.body);
+      return reply;
+    }
+    const copied: string[] = [];
+    let copiedBytes = 0;
+    const answered = await answerResource({
       executor,
       request,
       reply,
@@ -182,7 +205,31 @@ export function mountODataFeed(app: FastifyInstance, deps: FeedMount): void {
       version,
       seen,
       open: () => deps.writeHead(request, reply, { 'content-type': JSON_TYPE }),
+      copy:
+        pageKey === null
+          ? undefined
+          : (text) => {
+              copiedBytes += text.length;
+              if (copiedBytes <= MAX_PAGE_BYTES) copied.push(text);
+            },
     });
+    if (
+      pageKey !== null &&
+      copiedBytes <= MAX_PAGE_BYTES &&
+      copied.length > 0 &&
+      reply.raw.headersSent
+    ) {
+      const headers: Record<string, string> = { 'content-type': JSON_TYPE };
+      const applied = reply.getHeader('preference-applied');
+      if (typeof applied === 'string') headers['preference-applied'] = applied;
+      pages.offer(pageKey, {
+        body: Buffer.from(copied.join('')),
+        headers,
+        input: seen.input,
+        revealed: seen.data?.revealed ?? [],
+      });
+    }
+    return answered;
   };
   const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (reply.raw.headersSent) {

@@ -52,6 +52,8 @@ export interface ResourceRequest {
   seen: { input?: unknown; data?: FeedData };
   /** Writes the answer's head (the HTTP layer's send bounds apply from then on). */
   open(): void;
+  /** Where a copy of the answer's text goes as it is written (to keep it: page-cache.ts). */
+  copy?: (text: string) => void;
 }
 
 /** The set, when this token may read it (its scope); else 403 as the executor answers. */
@@ -69,6 +71,7 @@ function responseSink(
   open: () => void,
   reply: FastifyReply,
   discard: boolean,
+  copy?: (text: string) => void,
 ): { write: Sink; end(): void } {
   let held = '';
   let opened = false;
@@ -78,6 +81,7 @@ function responseSink(
     raw.end(discard ? undefined : held);
   };
   const write: Sink = async (text) => {
+    copy?.(text);
     if (!opened && held === '') {
       held = text;
       return;
@@ -114,7 +118,7 @@ export async function answerResource(r: ResourceRequest): Promise<FastifyReply> 
         () => new StoreUnavailableError('the store did not answer in time'),
       ),
   };
-  const sink = responseSink(r.open, reply, request.method === 'HEAD');
+  const sink = responseSink(r.open, reply, request.method === 'HEAD', r.copy);
   if (path.kind === 'entity') {
     const setQuery = resolveSetQuery(set, principal, options);
     seen.input = feedInput(options, setQuery, { key: path.key });

@@ -70,7 +70,7 @@ function selected(
   return { properties: all.filter((p) => names.includes(p.name)), select: names };
 }
 
-/** The order made total: the keys asked, then `created_at` and `id` (REST's order) to break ties. */
+/** The order made total: the keys asked, then the set's own order (ending in `id`) to break ties. */
 function totalOrder(set: EntitySet, items: OrderItem[], pii: boolean): SelectionOrder[] {
   const visible = new Map(visibleProperties(set, pii).map((p) => [p.name, p]));
   const order: SelectionOrder[] = [];
@@ -81,7 +81,7 @@ function totalOrder(set: EntitySet, items: OrderItem[], pii: boolean): Selection
     if (order.some((o) => o.column === p.column)) continue;
     order.push({ column: p.column, direction: item.direction, nullable: p.nullable });
   }
-  for (const column of ['created_at', 'id'])
+  for (const column of set.order)
     if (!order.some((o) => o.column === 'id') && !order.some((o) => o.column === column))
       order.push({ column, direction: 'asc', nullable: false });
   return order;

@@ -309,6 +309,31 @@ for (const dialect of DIALECTS)
       assert.equal(none.status, 400);
     });
 
+    it('answers a page asked again from its cache, the same bytes, each request still in the trail', async () => {
+      const store = h.store as unknown as { selectPage: (...args: unknown[]) => Promise<unknown> };
+      const read = store.selectPage.bind(h.store);
+      let reads = 0;
+      store.selectPage = (...args) => (reads++, read(...args));
+      try {
+        // A store that cannot tell cheaply that nothing changed (PostgreSQL) keeps nothing.
+        const keeps = (await h.store.changeStamp()) !== null;
+        const url = `${FEED}/Suppliers?$select=id,code&$top=4`;
+        const answers = [];
+        for (let i = 0; i < 3; i++) answers.push(await get(h.app, url, h.tokens.staff));
+        assert.equal(reads, keeps ? 2 : 3, 'kept from its second request on');
+        assert.equal(answers[2].raw, answers[1].raw);
+        for (const answer of answers) {
+          const [event] = await eventsOf(h, answer.headers['x-request-id'] as string);
+          assert.equal(event.revealed.length, 4);
+        }
+        const otherToken = await get(h.app, url, h.tokens.staff2);
+        assert.equal(otherToken.raw, answers[0].raw);
+        assert.equal(reads, keeps ? 3 : 4, 'kept per token');
+      } finally {
+        store.selectPage = read;
+      }
+    });
+
     it('binds a $skiptoken to the token and the query', async () => {
       const first = await get(h.app, `${FEED}/Workers?$select=id`, h.tokens.staff, {
         prefer: 'odata.maxpagesize=5',

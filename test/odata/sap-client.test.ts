@@ -79,7 +79,7 @@ describe(
           h = await startHarness({ dialect });
           const url = await h.app.listen({ host: '127.0.0.1', port: 0 });
           // The service path is the destination's: the generated client's own base path is `/`.
-        destination = { url: `${url}/odata/v4` };
+          destination = { url: `${url}/odata/v4` };
           if (!generated) {
             const metadata = await get(h.app, '/odata/v4/$metadata', h.tokens.staff);
             generated = generateClient(metadata.raw);
