@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { monotonicNow, withDeadline } from '../deadline.js';
@@ -67,6 +66,19 @@ function readableSet(name: string, principal: Principal): EntitySet {
  * A sink that opens the answer with its first rows: what comes before them (the count, the
  * context) is held, so a failure before any row is still an error answer, not a cut one.
  */
+/** Until the connection takes more (or closes), its listeners removed either way. */
+function drained(raw: FastifyReply['raw']): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.off('drain', done);
+      raw.off('close', done);
+      resolve();
+    };
+    raw.on('drain', done);
+    raw.on('close', done);
+  });
+}
+
 function responseSink(
   open: () => void,
   reply: FastifyReply,
@@ -93,7 +105,9 @@ function responseSink(
       held = '';
     }
     if (discard) return;
-    if (!raw.write(text)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+    // A client gone stops the read: the rest of the page is not read for no one.
+    if (raw.destroyed) throw new Error('the client closed the connection');
+    if (!raw.write(text)) await drained(raw);
   };
   return { write, end };
 }
