@@ -12,6 +12,15 @@ export interface FeedCredential {
   inUrl: boolean;
 }
 
+/**
+ * Whether a request to the feed gives a key in its URL: it then carries a credential, bounded by
+ * its quota and, when wrong, by the failed authentications of its address (DESIGN §4.16), not by
+ * the bound on requests without one (Power BI's service refreshes from a few shared addresses).
+ */
+export function carriesUrlKey(url: string): boolean {
+  return url.startsWith('/odata/') && /[?&]api_key=/.test(url);
+}
+
 export function credentialOf(
   header: string | undefined,
   apiKey: string | undefined,

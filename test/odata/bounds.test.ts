@@ -126,3 +126,26 @@ for (const dialect of DIALECTS)
       assert.equal((await get(h.app, '/odata/v4/Suppliers?$top=1', h.tokens.staff)).status, 200);
     });
   });
+
+for (const dialect of DIALECTS)
+  describe(`a key in the URL is a credential, not a request without one (${dialect})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({ dialect, anonymousPerMinute: 3 });
+    });
+    after(() => h?.close());
+
+    it('bounds the feed’s requests with api_key by the key’s quota, not the per-address bound', async () => {
+      const key = await createToken(
+        h.store,
+        { workspaceId: WS, role: 'staff', scopes: ['read:workforce'], inUrl: true },
+        new Date(),
+      );
+      for (let i = 0; i < 6; i++)
+        assert.equal((await get(h.app, `/odata/v4/Workers?$top=1&api_key=${key}`)).status, 200);
+      const without = [];
+      for (let i = 0; i < 4; i++)
+        without.push((await get(h.app, '/odata/v4/Workers?$top=1')).status);
+      assert.deepEqual(without, [401, 401, 401, 429]);
+    });
+  });
