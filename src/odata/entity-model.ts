@@ -136,8 +136,9 @@ export function propertiesOf(record: RecordType): EntityProperty[] {
         provenance: false,
         personal: false,
         amountOf: name,
-        // Its unit depends on each row's currency: filter and sort by the cents beside it.
-        filterable: false,
+        // Filtered at each row's currency's scale (amount-sql.ts); sorted by the cents beside it,
+        // which orders amounts of one currency alike.
+        filterable: true,
         sortable: false,
       });
   }

@@ -2,6 +2,10 @@ import type { Dialect } from '../store/dialect.js';
 import type { Predicate } from '../store/store.js';
 import type { EntityProperty } from './entity-model.js';
 import type { ComparisonOperator, Expr, Literal } from './filter-grammar.js';
+import { amountPredicate } from './amount-sql.js';
+
+/** The column an amount's currency is read from (every record with amounts has `currency`). */
+const CURRENCY_COLUMN = 'currency';
 
 /**
  * A `$filter` tree compiled to a predicate on the rows of the listed table (`t`), through the
@@ -131,6 +135,7 @@ class FilterCompiler {
       if (op === 'ne') return { sql: `${c} IS NOT NULL`, params: [] };
       return { sql: FALSE, params: [] };
     }
+    if (p.amountOf !== undefined) return this.amountAgainst(p, op, literal);
     if (!COMPARABLE[literal.kind].includes(p.type)) throw new FilterError(MISMATCH);
     let value = valueOf(literal);
     if (literal.kind === 'number') {
@@ -147,12 +152,30 @@ class FilterCompiler {
       : { sql: `(${c} IS NOT NULL AND ${compared})`, params: [value] };
   }
 
+  /** An amount against a number: its cents at each row's currency's scale (amount-sql.ts). */
+  private amountAgainst(p: EntityProperty, op: ComparisonOperator, literal: Literal): Compiled {
+    if (literal.kind !== 'number') throw new FilterError(MISMATCH);
+    let compared: Compiled;
+    try {
+      compared = amountPredicate(`t.${p.column}`, `t.${CURRENCY_COLUMN}`, op, literal.text);
+    } catch {
+      throw new FilterError('The $filter compares an amount with a number out of range.');
+    }
+    if (!p.nullable) return compared;
+    const c = `t.${p.column}`;
+    return op === 'ne'
+      ? { sql: `(${c} IS NULL OR ${compared.sql})`, params: compared.params }
+      : { sql: `(${c} IS NOT NULL AND ${compared.sql})`, params: compared.params };
+  }
+
   private propertyAgainstProperty(
     a: EntityProperty,
     op: ComparisonOperator,
     b: EntityProperty,
   ): Compiled {
-    if (a.type !== b.type) throw new FilterError(MISMATCH);
+    // Amounts of two rows' currencies are not comparable in SQL as stored: their cents are.
+    if (a.type !== b.type || a.amountOf !== undefined || b.amountOf !== undefined)
+      throw new FilterError(MISMATCH);
     const [x, y] = [`t.${a.column}`, `t.${b.column}`];
     const compared = `${x} ${SQL_OPERATORS[op]} ${y}`;
     const bothSet = `${x} IS NOT NULL AND ${y} IS NOT NULL`;

@@ -10,6 +10,9 @@ import type { AuditTrail } from '../../src/audit/trail.js';
 import { createToken } from '../../src/auth/tokens.js';
 import { amountOf, minorUnitsOf } from '../../src/odata/json-writer.js';
 import { pageSizeOf } from '../../src/odata/feed-headers.js';
+import { shifted } from '../../src/odata/amount-sql.js';
+import type { Row } from '../../src/store/store.js';
+import { loadChanges } from '../support/feed.js';
 import { DIALECTS, get, startHarness, WS, type Harness } from '../support/harness.js';
 
 describe('amounts and page sizes', () => {
@@ -22,6 +25,20 @@ describe('amounts and page sizes', () => {
     assert.equal(amountOf(123456, 'EUR'), 1234.56);
     assert.equal(amountOf(-123456, 'KWD'), -123.456);
     assert.equal(amountOf(null, 'EUR'), null);
+  });
+
+  it('shifts a number literal to a scale exactly, rounding down what it cannot hold', () => {
+    const at = (text: string, scale: number) => {
+      const { value, exact } = shifted(text, scale);
+      return [Number(value), exact];
+    };
+    assert.deepEqual(at('12.345', 2), [1234, false]);
+    assert.deepEqual(at('-12.345', 2), [-1235, false]);
+    assert.deepEqual(at('12.345', 3), [12345, true]);
+    assert.deepEqual(at('0.29', 2), [29, true]);
+    assert.deepEqual(at('1e3', 2), [100000, true]);
+    assert.deepEqual(at('1e-5', 2), [0, false]);
+    assert.deepEqual(at('-7', 3), [-7000, true]);
   });
 
   it('honours Prefer: odata.maxpagesize up to 10,000, 1,000 otherwise', () => {
@@ -95,6 +112,50 @@ for (const dialect of DIALECTS)
       } finally {
         store.selectPage = read;
       }
+    });
+
+    it('filters amounts at each row’s currency’s scale: JPY 0, EUR 2, KWD 3', async () => {
+      const [template] = await h.all<Row>(
+        'SELECT * FROM invoices WHERE workspace_id = ? LIMIT 1',
+        WS,
+      );
+      const invoice = (id: string, currency: string) => ({
+        ...template,
+        id,
+        currency,
+        total_cents: 12345,
+        number: null,
+        supplier_ref: null,
+      });
+      await loadChanges(h, [
+        [
+          'invoices',
+          [
+            invoice('inv_odata_jpy', 'JPY'),
+            invoice('inv_odata_kwd', 'KWD'),
+            invoice('inv_odata_eur', 'EUR'),
+          ],
+        ],
+      ]);
+      const ids = async (filter: string) =>
+        (
+          await get(
+            h.app,
+            `/odata/v4/Invoices?$select=id,total&$filter=${encodeURIComponent(`${filter} and totalCents eq 12345`)}`,
+            h.tokens.staff,
+          )
+        ).body.value.map((v: { id: string }) => v.id);
+      assert.deepEqual(await ids('total eq 12345'), ['inv_odata_jpy']);
+      assert.deepEqual(await ids('total eq 12.345'), ['inv_odata_kwd']);
+      assert.deepEqual(await ids('total eq 123.45'), ['inv_odata_eur']);
+      assert.deepEqual(await ids('total gt 123.449 and total lt 12345'), ['inv_odata_eur']);
+      assert.deepEqual((await ids('total ge 12.3451')).sort(), ['inv_odata_eur', 'inv_odata_jpy']);
+      const rows = await get(
+        h.app,
+        `/odata/v4/Invoices('inv_odata_kwd')?$select=total`,
+        h.tokens.staff,
+      );
+      assert.equal(rows.body.total, 12.345);
     });
 
     it('counts each request against the quota (429 past it)', async () => {

@@ -134,7 +134,30 @@ function leaves(records: Rec[]): fc.Arbitrary<Filter> {
       text: `${p} in (${list.map((v) => (v === null ? 'null' : quote(v))).join(',')})`,
       holds: (r) => (list as (string | null)[]).includes(r[p] as string | null),
     }));
-  return fc.oneof(text, nulls, cents, dates, times, functions, within);
+  // Amounts (`total`): every currency of the seed has 2 minor units; compared exactly, in integers.
+  const amounts = fc
+    .tuple(
+      fc.constantFrom(...OPS),
+      fc.oneof(
+        fc.constantFrom(...(valuesOf('totalCents') as number[])),
+        fc.integer({ min: -1e9, max: 1e9 }),
+      ),
+      fc.integer({ min: 0, max: 3 }),
+    )
+    .map(([op, n, shift]): Filter => {
+      const digits = String(Math.abs(n)).padStart(shift + 1, '0');
+      const literal = `${n < 0 ? '-' : ''}${shift === 0 ? digits : `${digits.slice(0, -shift)}.${digits.slice(-shift)}`}`;
+      return {
+        text: `total ${op} ${literal}`,
+        holds: (r) => {
+          const c = BigInt(r.totalCents as number) * 10n ** BigInt(shift) - BigInt(n) * 100n;
+          return { eq: c === 0n, ne: c !== 0n, gt: c > 0n, ge: c >= 0n, lt: c < 0n, le: c <= 0n }[
+            op
+          ];
+        },
+      };
+    });
+  return fc.oneof(text, nulls, cents, dates, times, functions, within, amounts);
 }
 
 function filters(records: Rec[]): fc.Arbitrary<Filter> {
