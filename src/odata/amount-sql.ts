@@ -1,5 +1,5 @@
 import currencyCodes from 'currency-codes';
-import type { ComparisonOperator } from './filter-grammar.js';
+import { SQL_OPERATORS, type ComparisonOperator } from './filter-grammar.js';
 
 /**
  * An amount (`total`, `amount`, …: cents over the currency's minor units, DESIGN §4.18) compared
@@ -35,15 +35,6 @@ export function shifted(text: string, scale: number): { value: bigint; exact: bo
   return { value, exact };
 }
 
-const SQL: Record<ComparisonOperator, string> = {
-  eq: '=',
-  ne: '<>',
-  gt: '>',
-  ge: '>=',
-  lt: '<',
-  le: '<=',
-};
-
 /** `c op literal` for one scale: SQL over the cents column and its bound value, or a constant. */
 function atScale(cents: string, op: ComparisonOperator, text: string, scale: number) {
   const { value, exact } = shifted(text, scale);
@@ -55,7 +46,7 @@ function atScale(cents: string, op: ComparisonOperator, text: string, scale: num
   const bound = exact || op === 'gt' || op === 'le' ? value : value + 1n;
   if (bound > BigInt(Number.MAX_SAFE_INTEGER) || bound < -BigInt(Number.MAX_SAFE_INTEGER))
     throw new RangeError('out of range');
-  return { sql: `${cents} ${SQL[op]} ?`, params: [Number(bound)] };
+  return { sql: `${cents} ${SQL_OPERATORS[op]} ?`, params: [Number(bound)] };
 }
 
 export function amountPredicate(

@@ -21,6 +21,16 @@ export type Literal =
   | { kind: 'dateTimeOffset'; value: string };
 
 export type ComparisonOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
+
+/** Each comparison as SQL writes it (the compilers' one table). */
+export const SQL_OPERATORS: Readonly<Record<ComparisonOperator, string>> = {
+  eq: '=',
+  ne: '<>',
+  gt: '>',
+  ge: '>=',
+  lt: '<',
+  le: '<=',
+};
 export const TEXT_FUNCTIONS = ['contains', 'startswith', 'endswith'] as const;
 export type TextFunction = (typeof TEXT_FUNCTIONS)[number];
 

@@ -1,7 +1,12 @@
 import type { Dialect } from '../store/dialect.js';
 import type { Predicate } from '../store/store.js';
 import type { EntityProperty } from './entity-model.js';
-import type { ComparisonOperator, Expr, Literal } from './filter-grammar.js';
+import {
+  SQL_OPERATORS,
+  type ComparisonOperator,
+  type Expr,
+  type Literal,
+} from './filter-grammar.js';
 import { amountPredicate } from './amount-sql.js';
 
 /** The column an amount's currency is read from (every record with amounts has `currency`). */
@@ -22,14 +27,6 @@ const CURRENCY_COLUMN = 'currency';
 /** A filter a client wrote that this set cannot answer: 400, the message written by the service. */
 export class FilterError extends Error {}
 
-const SQL_OPERATORS: Record<ComparisonOperator, string> = {
-  eq: '=',
-  ne: '<>',
-  gt: '>',
-  ge: '>=',
-  lt: '<',
-  le: '<=',
-};
 const FLIPPED: Record<ComparisonOperator, ComparisonOperator> = {
   eq: 'eq',
   ne: 'ne',
