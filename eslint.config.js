@@ -36,6 +36,7 @@ const LAYERS = [
   ['admin', ['admin/']],
   ['mcp', ['mcp/']],
   ['oauth-server', ['oauth-server/']],
+  ['odata', ['odata/']],
   ['http', ['http/']],
   ['service', ['service.ts', 'identity.ts']],
   ['cli', ['cli/']],

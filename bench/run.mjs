@@ -4,7 +4,8 @@
 // imports into a copy while a server runs on it; `--quick`: 1 and 10,000 rows only), deletions and
 // erasure (bench/deletions.mjs), an OAuth access token against an access key (bench/oauth.mjs),
 // the access trail on against off and "who saw this worker" over 10 million events
-// (bench/audit-trail.mjs, bench/audit-worker.mjs), and webhook delivery (bench/webhooks.mjs).
+// (bench/audit-trail.mjs, bench/audit-worker.mjs), webhook delivery (bench/webhooks.mjs), and the
+// OData feed against REST (bench/odata.mjs).
 // Writes bench/results/<ISO date-time>.json.
 import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,6 +30,7 @@ import { printOAuthTable } from './oauth.mjs';
 import { printAuditTrailTable } from './audit-trail.mjs';
 import { printAuditWorkerTable } from './audit-worker.mjs';
 import { printWebhooksTable } from './webhooks.mjs';
+import { printODataTable } from './odata.mjs';
 import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
 const { values } = parseArgs({
@@ -366,6 +368,14 @@ async function main() {
     log(
       'webhooks: from an import exiting to a receiver; 100 subscriptions with one dead; 40 dead and a healthy one',
     );
+    log('odata: a 1,000-row page against REST, TimeEntries to its end, $metadata (issue 58)');
+    const odata = runBench('odata', [
+      '--db',
+      values.db,
+      '--scale',
+      values.scale,
+      ...(QUICK ? ['--quick'] : []),
+    ]);
     const webhooks = runBench('webhooks', [
       '--scale',
       values.scale,
@@ -409,6 +419,7 @@ async function main() {
       auditTrail,
       auditWorker,
       webhooks,
+      odata,
       baselineSendsSameBytes: sameBytes,
       honestBaselineSendsSameBytes: honestSameBytes,
       workloads: results,
@@ -431,6 +442,7 @@ async function main() {
 }
 
 function printTable({
+  odata,
   workloads,
   reportLatency,
   seed,
@@ -482,6 +494,7 @@ function printTable({
   printAuditTrailTable(auditTrail);
   printAuditWorkerTable(auditWorker);
   if (webhooks) printWebhooksTable(webhooks);
+  if (odata) printODataTable(odata);
   console.log(
     `\npeak RSS of the service: ${peakRssMb} MB${soak ? `; over a ${soak.seconds} s soak: ${soak.rssFirst10sMb} MB in the first 10 s, ${soak.rssLast10sMb} MB in the last 10 s` : ''}`,
   );

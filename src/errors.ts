@@ -19,6 +19,25 @@ export const ERRORS = {
     message: 'No such resource, or the request does not match its schema.',
   },
   method_not_allowed: { status: 405, message: 'This method is not allowed here.' },
+  // The OData feed (DESIGN §4.18): a cursor ($skiptoken, deltaLink) of another token or query.
+  invalid_cursor: {
+    status: 400,
+    message:
+      'The $skiptoken or $deltatoken was issued to another token or for another query; start again without it.',
+    odataOnly: true,
+  },
+  // The OData feed: a $deltatoken from before tombstones it would need were removed (DESIGN §4.13).
+  cursor_expired: {
+    status: 410,
+    message: 'The changes this $deltatoken follows are no longer kept; read the set again.',
+    odataOnly: true,
+  },
+  // The OData feed: a query option, function or operator OData defines that it does not offer.
+  not_implemented: {
+    status: 501,
+    message: 'This OData feature is not offered by this service.',
+    odataOnly: true,
+  },
   request_timeout: { status: 408, message: 'The request was not received in time.' },
   payload_too_large: { status: 413, message: 'The request body is larger than 1 MiB.' },
   rate_limited: { status: 429, message: 'The request quota for this token is spent; retry later.' },
@@ -51,7 +70,15 @@ export const ERRORS = {
     message:
       'The report query ran past its time limit; narrow it (time range, filters, dimensions) and retry.',
   },
-} as const satisfies Record<string, { status: number; message: string; code?: string }>;
+} as const satisfies Record<
+  string,
+  { status: number; message: string; code?: string; odataOnly?: true }
+>;
+
+/** Whether only the OData feed answers with this reason (the REST API's OpenAPI document omits it). */
+export function isODataOnly(reason: ErrorCode): boolean {
+  return (ERRORS[reason] as { odataOnly?: true }).odataOnly === true;
+}
 
 /** A reason in the table; the code a client sees is `wireCode(reason)`. */
 export type ErrorCode = keyof typeof ERRORS;
@@ -68,6 +95,8 @@ export function wireCode(reason: ErrorCode): string {
  */
 export class ApiError extends Error {
   readonly status: number;
+  /** The part of the request the error is about (an OData query option: `error.target`). */
+  target?: string;
   constructor(
     readonly code: ErrorCode,
     readonly headers: Record<string, string> = {},
@@ -99,9 +128,13 @@ export function errorBody(
   reason: ErrorCode,
   requestId: string,
   message: string = ERRORS[reason].message,
-) {
+  target?: string,
+): { error: { code: string; message: string; target?: string }; request_id: string } {
   return {
-    error: { code: wireCode(reason), message },
+    error:
+      target === undefined
+        ? { code: wireCode(reason), message }
+        : { code: wireCode(reason), message, target },
     request_id: requestId,
   };
 }
@@ -178,8 +211,10 @@ export function errorOutcome(
   if (error instanceof ApiError) Object.assign(headers, error.headers);
   const log = status < 500 ? null : status === 500 ? 'error' : 'warn';
   // An ApiError of this very reason may carry its own text; any other error gets the table's.
-  const message = error instanceof ApiError && error.code === reason ? error.message : undefined;
-  return { reason, status, headers, body: errorBody(reason, requestId, message), log };
+  const own = error instanceof ApiError && error.code === reason;
+  const message = own ? error.message : undefined;
+  const target = own ? error.target : undefined;
+  return { reason, status, headers, body: errorBody(reason, requestId, message, target), log };
 }
 
 /** Logs `error` as its outcome says (the reason as the message), with `fields` beside it. */

@@ -21,6 +21,7 @@ import type { SlowReaderLimits } from './http/slow-readers.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { Executor } from './operations/executor.js';
 import { OPERATIONS } from './operations/registry.js';
+import { FEED_OPERATION_NAMES } from './odata/feed-operations.js';
 import { ReportGate } from './operations/report-gate.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { CatalogCache } from './operations/catalog-cache.js';
@@ -229,7 +230,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     answers: options.answers,
     metrics: options.metrics
       ? new ServiceMetrics({
-          operations: OPERATIONS.map((operation) => operation.name),
+          operations: [...OPERATIONS.map((operation) => operation.name), ...FEED_OPERATION_NAMES],
           pools: () => store.connectionPools(),
           reportQueries: () => reports.state(),
         })

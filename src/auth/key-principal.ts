@@ -20,6 +20,7 @@ export async function principalOfKey(store: TokenReads, row: TokenRow): Promise<
     workspaceId: row.workspaceId,
     workspace,
     expiresAt: row.expiresAt,
+    inUrl: row.inUrl,
     role: row.role,
     workerId: row.role === 'worker' ? row.workerId : null,
     supplierId: row.role === 'billing_entity' ? row.supplierId : null,

@@ -37,6 +37,11 @@ export interface Principal extends Viewer {
    */
   scopeCeiling?: ReadonlySet<Scope>;
   workspaceId: string;
+  /**
+   * An access key minted with `token create --in-url`: the OData feed takes it in the URL
+   * (`api_key`, DESIGN §4.18). No other credential may come that way.
+   */
+  inUrl?: boolean;
   /** The token's workspace (plan page size, row budget, catalog source). */
   workspace: Workspace;
   /** When the token stops working (ISO timestamp), or null. */

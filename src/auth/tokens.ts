@@ -16,6 +16,8 @@ export interface TokenRequest {
   supplierId?: string | null;
   scopes: Scope[];
   expiresAt?: string | null;
+  /** The OData feed may take it in the URL (`api_key`): read-only, expiring and narrow, docs/bi.md. */
+  inUrl?: boolean;
 }
 
 export class TokenRequestError extends Error {}
@@ -65,6 +67,7 @@ export async function createToken(
     scopes: [...new Set(request.scopes)],
     expiresAt: request.expiresAt ?? null,
     createdAt: now.toISOString(),
+    inUrl: request.inUrl === true,
   });
   return token;
 }

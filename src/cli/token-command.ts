@@ -30,17 +30,22 @@ const CREATE_FLAGS = {
     value: 'ISO',
     help: 'when it expires, an ISO 8601 date or timestamp (default: never)',
   },
+  'in-url': {
+    type: 'boolean',
+    help: 'the OData feed may take it in the URL as api_key (Power BI: make it read-only, expiring and narrow)',
+  },
 } as const;
 
 export const tokenCreateCommand = defineCommand({
   name: 'token create',
   synopsis:
-    '--db D --workspace W --role staff|worker|billing_entity [--worker ID] [--supplier ID] --scopes a,b [--expires ISO]',
+    '--db D --workspace W --role staff|worker|billing_entity [--worker ID] [--supplier ID] --scopes a,b [--expires ISO] [--in-url]',
   summary: SUMMARIES['token create'],
   description:
     'Mints a bearer token and prints it alone on stdout (it is stored hashed: keep it).\n' +
     'A worker token needs --worker, a billing_entity token --supplier. An expiry in the\n' +
-    'past makes a token that is already expired.',
+    'past makes a token that is already expired. --in-url lets the OData feed take it in\n' +
+    "the URL's api_key (Power BI's Web API key, docs/bi.md); no other key is taken there.",
   flags: CREATE_FLAGS,
   run: ({ values }, config) => create(values, config),
 });
@@ -90,6 +95,7 @@ async function create(values: Values<typeof CREATE_FLAGS>, config: Config): Prom
         supplierId,
         scopes: scopes as Scope[],
         expiresAt,
+        inUrl: values['in-url'] === true,
       },
       new Date(),
     );

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ADDRESS_BOUNDS, AddressWindows, type AddressBoundName } from '../address-bounds.js';
 import { ApiError } from '../errors.js';
+import { carriesUrlKey } from '../odata/credentials.js';
 
 /** Small, and what an operator or a load balancer asks to know how the instance is. */
 const EXEMPT = new Set(['/healthz', '/metrics']);
@@ -11,7 +12,7 @@ const EXEMPT = new Set(['/healthz', '/metrics']);
  * client address may make at most `perMinute` of them a minute (VMS_READ_ANONYMOUS_PER_MINUTE,
  * 0: no bound); past it, 429 with Retry-After and the connection closed, before any work. No
  * address without a credential takes more than that share of the server; a request with a token
- * is bounded by its quota instead.
+ * (in its Authorization header, or the OData feed's `api_key`) is bounded by its quota instead.
  */
 export function installAnonymousBound(
   app: FastifyInstance,
@@ -21,7 +22,7 @@ export function installAnonymousBound(
   if (perMinute === 0) return;
   const windows = new AddressWindows('requestsWithoutCredential', perMinute, refused);
   app.addHook('onRequest', async (request) => {
-    if (request.headers.authorization !== undefined) return;
+    if (request.headers.authorization !== undefined || carriesUrlKey(request.url)) return;
     if (EXEMPT.has(request.url.split('?')[0])) return;
     const wait = await windows.take(request.clientAddress);
     if (wait === 0) return;

@@ -48,7 +48,9 @@ function toolOf(request: FastifyRequest, toolset: Toolset): AnyOperation | null 
 export function installAnswerTrail(app: FastifyInstance, executor: Executor): void {
   if (!executor.deps.answers) return;
   app.addHook('onResponse', (request, reply, done) => {
-    const { operation, mcpTrail } = request.routeOptions.config;
+    const { mcpTrail } = request.routeOptions.config;
+    // A route that answers for several operations (the OData feed) names the one it answered.
+    const operation = request.answeredOperation ?? request.routeOptions.config.operation;
     const status = reply.statusCode;
     const mcpRefusal = mcpTrail !== undefined && !request.toolCalled && status >= 400;
     if (operation || mcpRefusal) {

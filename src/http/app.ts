@@ -34,6 +34,9 @@ import type { AddressBoundName } from '../address-bounds.js';
 import { installAnonymousBound } from './anonymous-bound.js';
 import { installAnswerTrail } from './answer-trail.js';
 import { installClientAddress } from './client-address.js';
+import { mountODataFeed } from '../odata/feed-route.js';
+import { authorizationOf } from './authorization.js';
+import { writeRaw } from './raw-answer.js';
 
 export interface AppDeps {
   executor: Executor;
@@ -265,6 +268,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   for (const operation of deps.operations)
     mountOperation(app, deps.executor, operation, watchAnswer);
+  mountODataFeed(app, {
+    executor: deps.executor,
+    base: (request) => `${origin.ownFor(request.headers.host)}/odata/v4/`,
+    authorizationOf,
+    writeHead: (request, reply, head) => writeRaw(request, reply, watchAnswer, head),
+    meter: (request, operation) => {
+      const meters = metrics?.requestMeters(operation.name, 'rest');
+      if (meters) request.meters = meters;
+    },
+    errorAnswer: answer,
+  });
   mountMcpHttp(app, deps.executor, toolsetOf(deps.operations), {
     origin,
     errorAnswer: answer,

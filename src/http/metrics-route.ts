@@ -6,6 +6,10 @@ declare module 'fastify' {
     /** Where this route's answers are counted (an operation's, or /mcp's); `none` on rest if absent. */
     meters?: RequestCounting;
   }
+  interface FastifyRequest {
+    /** Where this request is counted, where its route answers several operations (OData). */
+    meters?: RequestCounting;
+  }
 }
 
 export const METRICS_PATH = '/metrics';
@@ -20,7 +24,7 @@ export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics | u
   if (!metrics) return;
   const other = metrics.requestMeters(undefined, 'rest');
   app.addHook('onResponse', (request, reply, done) => {
-    (request.routeOptions.config.meters ?? other).record(
+    (request.meters ?? request.routeOptions.config.meters ?? other).record(
       reply.statusCode,
       reply.elapsedTime / 1000,
     );

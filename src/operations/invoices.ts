@@ -15,6 +15,15 @@ const source = {
   visibility: { worker: 'none', billing_entity: 'invoiceOfSupplier' },
 } as const;
 
+/**
+ * Invoice lines read as records of their own (the OData feed's `InvoiceLines`, DESIGN §4.18): what
+ * get_invoice shows of each invoice (a billing entity its supplier's lines, a worker none).
+ */
+export const invoiceLineSource = {
+  table: 'invoice_lines',
+  visibility: { worker: 'none', billing_entity: 'lineOfSupplier' },
+} as const;
+
 export const invoiceList: ResourceSpec = {
   name: 'list_invoices',
   type: 'invoice',

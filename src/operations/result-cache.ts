@@ -71,7 +71,7 @@ export class ResultCache<T> {
    * evicts what is reused. Without it (reports, costly to compute) the first answer is kept.
    */
   constructor(
-    private readonly enabled = true,
+    readonly enabled = true,
     private readonly admitOnSecond = false,
     bounds: { bytes: number; entries: number } = {
       bytes: RESULT_CACHE_BYTES,

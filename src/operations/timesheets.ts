@@ -11,6 +11,15 @@ const source = {
   visibility: { worker: ownWorker('worker_id'), billing_entity: 'none' },
 } as const;
 
+/**
+ * Time entries read as records of their own (the OData feed's `TimeEntries`, DESIGN §4.18): a
+ * worker reads its own, a billing entity none, as it reads timesheets.
+ */
+export const timeEntrySource = {
+  table: 'time_entries',
+  visibility: { worker: ownWorker('worker_id'), billing_entity: 'none' },
+} as const;
+
 export const timesheetList: ResourceSpec = {
   name: 'list_timesheets',
   type: 'timesheet',

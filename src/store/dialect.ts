@@ -27,6 +27,11 @@ export interface Dialect extends SqlDialect {
    * connection (SQLite) or the transaction (PostgreSQL): `body` is the column list in parentheses.
    */
   scratchTable(name: string, body: string): string[];
+  /**
+   * Where `needle` first occurs in `haystack` (both text expressions), counted in characters from
+   * 1, or 0 when it does not (the OData feed's `contains`).
+   */
+  textPosition(haystack: string, needle: string): string;
 }
 
 /** CREATE TABLE for one table in a dialect; a one-column primary key is declared on the column. */

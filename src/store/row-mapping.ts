@@ -22,5 +22,6 @@ export function toTokenRow(row: Row): TokenRow {
     scopes: String(row.scopes).split(' ').filter(Boolean),
     expiresAt: (row.expires_at as string | null) ?? null,
     revokedAt: (row.revoked_at as string | null) ?? null,
+    inUrl: Number(row.in_url ?? 0) === 1,
   };
 }

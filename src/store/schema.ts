@@ -35,6 +35,33 @@ import {
 import { FILL_PERIOD_ZONES, PERIOD_ZONES_TABLE } from './sql/period-zones.js';
 import type { Table } from './table.js';
 
+/** Access keys as version 1 made them (stored hashed). */
+const TOKENS_1: Table = {
+  name: 'tokens',
+  columns: {
+    id: 'text',
+    workspace_id: 'text!',
+    token_hash: 'text!',
+    role: 'text!',
+    worker_id: 'text',
+    supplier_id: 'text',
+    scopes: 'text!',
+    expires_at: 'text',
+    revoked_at: 'text',
+    created_at: 'text!',
+  },
+  primaryKey: ['id'],
+  unique: ['token_hash'],
+};
+
+/**
+ * Version 16: an access key may be minted for the OData feed's URL (`token create --in-url`,
+ * DESIGN §4.18): `in_url` 1. The table is made again with the column, as version 10 made
+ * `webhook_attempts` again, so a new database and an upgraded one hold the same columns.
+ */
+const TOKENS_16: Table = { ...TOKENS_1, columns: { ...TOKENS_1.columns, in_url: 'integer!' } };
+const TOKEN_COLUMNS_1 = Object.keys(TOKENS_1.columns).join(', ');
+
 const BASE_TABLES: readonly Table[] = [
   { name: 'meta', columns: { key: 'text', value: 'text!' }, primaryKey: ['key'] },
   {
@@ -315,23 +342,7 @@ const BASE_TABLES: readonly Table[] = [
     },
     primaryKey: ['workspace_id', 'entry_type', 'key'],
   },
-  {
-    name: 'tokens',
-    columns: {
-      id: 'text',
-      workspace_id: 'text!',
-      token_hash: 'text!',
-      role: 'text!',
-      worker_id: 'text',
-      supplier_id: 'text',
-      scopes: 'text!',
-      expires_at: 'text',
-      revoked_at: 'text',
-      created_at: 'text!',
-    },
-    primaryKey: ['id'],
-    unique: ['token_hash'],
-  },
+  TOKENS_1,
 ];
 
 /**
@@ -433,6 +444,15 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX IF NOT EXISTS oauth_records_model_expiry ON oauth_records (model, expires_at)',
     ],
     only: 'postgres',
+  },
+  // 16: access keys the OData feed takes in the URL (`in_url`).
+  {
+    before: ['CREATE TABLE tokens_15 AS SELECT * FROM tokens', 'DROP TABLE tokens'],
+    tables: [TOKENS_16],
+    statements: [
+      `INSERT INTO tokens (${TOKEN_COLUMNS_1}, in_url) SELECT ${TOKEN_COLUMNS_1}, 0 FROM tokens_15`,
+      'DROP TABLE tokens_15',
+    ],
   },
 ];
 

@@ -25,6 +25,7 @@ import {
   timesheetEntriesSql,
 } from './sql/resource-sql.js';
 import { changedRecordsSql, changePositionsSql } from './sql/changes-sql.js';
+import { selectionCountSql, selectionPageSql } from './sql/selection-sql.js';
 import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES } from './sql/change-log.js';
 import { oauthRecords, type OAuthRecords, type OAuthSql } from './sql/oauth-records.js';
 import { auditRecords, type AuditRecords, type AuditSql } from './sql/audit/audit-records.js';
@@ -46,6 +47,7 @@ import {
   type ResourceSource,
   type Row,
   type SavedQueryRow,
+  type SelectionQuery,
   type Store,
   type TokenRow,
   type Workspace,
@@ -297,6 +299,7 @@ export abstract class SqlStore implements Store {
       expires_at: t.expiresAt,
       revoked_at: null,
       created_at: t.createdAt,
+      in_url: t.inUrl ? 1 : 0,
     });
   }
 
@@ -358,6 +361,16 @@ export abstract class SqlStore implements Store {
     return hasPeriodBound(source.table, given)
       ? this.readSnapshot(page)
       : page((sql, params) => this.all(sql, params));
+  }
+
+  async selectPage(source: ResourceSource, q: SelectionQuery): Promise<Row[]> {
+    const statement = selectionPageSql(this.dialect, source, q);
+    return this.all(statement.sql, statement.params);
+  }
+
+  async selectCount(source: ResourceSource, q: SelectionQuery): Promise<number> {
+    const statement = selectionCountSql(this.dialect, source, q);
+    return Number((await this.get(statement.sql, statement.params))?.n ?? 0);
   }
 
   async getVisible(

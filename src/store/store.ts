@@ -41,6 +41,37 @@ export interface ListCondition {
   value: string;
 }
 
+/**
+ * A condition on the rows of a listed table (alias `t`), rendered in the store's dialect: its SQL
+ * text written by code (columns of the record definitions, fixed operators), every value a client
+ * gave bound as a parameter.
+ */
+export type Predicate = (dialect: Dialect) => { sql: string; params: unknown[] };
+
+/** One key of a selection's order. */
+export interface SelectionOrder {
+  column: string;
+  direction: Order;
+  /** Nulls come first ascending and last descending (OData's order), on both databases. */
+  nullable: boolean;
+}
+
+/**
+ * A page of any order and condition (the OData feed, DESIGN §4.18), after the viewer's
+ * visibility: keyset paging on `order`, whose last keys make it total (`created_at`, `id`).
+ */
+export interface SelectionQuery {
+  workspaceId: string;
+  viewer: Viewer;
+  where: readonly Predicate[];
+  order: readonly SelectionOrder[];
+  /** The previous page's last row's values of the order's columns; null for a first page. */
+  after: readonly unknown[] | null;
+  /** Rows to pass over first (`$skip`). */
+  offset: number;
+  limit: number;
+}
+
 export interface PageQuery {
   workspaceId: string;
   viewer: Viewer;
@@ -98,6 +129,8 @@ export interface TokenRow {
   scopes: string[];
   expiresAt: string | null;
   revokedAt: string | null;
+  /** Minted with `--in-url`: the OData feed takes it as `api_key` (DESIGN §4.18). */
+  inUrl: boolean;
 }
 
 export interface NewToken extends Omit<TokenRow, 'revokedAt'> {
@@ -205,6 +238,10 @@ export type IdTable = FeedTable | 'saved_queries';
 export interface ResourceReads {
   /** One page of a resource list in (created_at, id) order, filtered by the viewer's visibility. */
   listPage(source: ResourceSource, query: PageQuery): Promise<Row[]>;
+  /** A page of a selection (any order and condition), filtered by the viewer's visibility. */
+  selectPage(source: ResourceSource, query: SelectionQuery): Promise<Row[]>;
+  /** How many rows a selection holds in all (its order, position, offset and limit aside). */
+  selectCount(source: ResourceSource, query: SelectionQuery): Promise<number>;
   /** One record by id when it exists in the workspace and the viewer sees it. */
   getVisible(
     source: ResourceSource,

@@ -21,13 +21,16 @@ export interface Viewer {
  * - `{ column, is: 'worker' | 'supplier' }`: the column equals the token's worker id or supplier code.
  * - `invoiceOfSupplier`: supplier's own invoices plus consolidated invoices carrying one of its lines.
  * - `supplierOfWorker`: suppliers of the worker's assignments.
+ * - `lineOfSupplier`: invoice lines of the supplier on the invoices it sees (`invoiceOfSupplier`),
+ *   what get_invoice shows a billing entity of each of its invoices.
  */
 export type VisibilityRule =
   | 'all'
   | 'none'
   | { column: string; is: 'worker' | 'supplier' }
   | 'invoiceOfSupplier'
-  | 'supplierOfWorker';
+  | 'supplierOfWorker'
+  | 'lineOfSupplier';
 
 export interface Visibility {
   worker: VisibilityRule;

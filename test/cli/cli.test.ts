@@ -389,6 +389,21 @@ describe('vms-read CLI (DESIGN §5)', () => {
       assert.equal((await workers(created.stdout.trim())).status, 401);
     });
 
+    it('mints with --in-url a key the OData feed takes as api_key, and no other', async () => {
+      const mint = (...flags: string[]) => {
+        const created = runCli([
+          ...['token', 'create', '--db', db, '--workspace', 'ws_business', '--role', 'staff'],
+          ...['--scopes', 'read:workforce', ...flags],
+        ]);
+        assert.equal(created.status, 0, created.stderr);
+        return created.stdout.trim();
+      };
+      const feed = (key: string) =>
+        fetch(`http://127.0.0.1:${port}/odata/v4/Workers?$top=1&api_key=${key}`);
+      assert.equal((await feed(mint('--in-url', '--expires', '2099-01-01'))).status, 200);
+      assert.equal((await feed(mint())).status, 401);
+    });
+
     it('drains and exits 0 on SIGTERM', async () => {
       server.child.kill('SIGTERM');
       assert.equal(await exitOf(server.child), 0);

@@ -90,6 +90,9 @@ function expectedColumn(
       note: 'its own invoices, consolidated ones by their lines (lineSuppliers)',
     };
   }
+  // Invoice lines are no feed type: their invoice's change stands for them.
+  assert.notEqual(rule, 'lineOfSupplier', 'lineOfSupplier is no feed list rule');
+  if (rule === 'lineOfSupplier') throw new Error('unreachable');
   assert.equal(rule.is, role, `a ${role} rule names a ${role} column`);
   return { column: rule.column, note: `by its column ${rule.column}` };
 }

@@ -307,3 +307,32 @@ for (const dialect of DIALECTS.filter((d) => d === 'postgres'))
       assert.ok((await indexNames(db, 'oauth_records')).includes(index));
     });
   });
+
+for (const dialect of DIALECTS)
+  describe(`version 16: access keys the OData feed takes in the URL (${dialect})`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await openTestDatabase(dialect);
+    });
+    after(() => db.drop());
+
+    it('makes tokens again with in_url, every key of a database of version 15 kept and not taken in the URL', async () => {
+      const columns =
+        'id, workspace_id, token_hash, role, worker_id, supplier_id, scopes, expires_at, revoked_at, created_at';
+      // The database as schema version 15 left it: tokens without in_url, one key in it.
+      for (const sql of [
+        'DROP TABLE tokens',
+        `CREATE TABLE tokens (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE, role TEXT NOT NULL,
+           worker_id TEXT, supplier_id TEXT, scopes TEXT NOT NULL, expires_at TEXT, revoked_at TEXT, created_at TEXT NOT NULL)`,
+        `INSERT INTO tokens (${columns}) VALUES ('tok_old', 'ws_business', 'hash', 'staff', NULL, NULL, 'read:workforce', NULL, NULL, '2026-01-01T00:00:00.000Z')`,
+        dialect === 'sqlite'
+          ? 'PRAGMA user_version = 15'
+          : 'DELETE FROM schema_version WHERE version >= 16',
+      ])
+        await db.store.run(sql);
+      await db.store.migrate();
+      const [kept] = await db.all<{ id: string; in_url: number }>('SELECT id, in_url FROM tokens');
+      assert.deepEqual({ id: kept.id, inUrl: Number(kept.in_url) }, { id: 'tok_old', inUrl: 0 });
+      assert.equal((await db.store.findTokenById('tok_old'))?.inUrl, false);
+    });
+  });

@@ -14,6 +14,7 @@ export const duckdbDialect: Dialect = {
   params: (params) => params as unknown[],
   upsert: onConflictUpsert,
   keys: false,
+  textPosition: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   scratchTable: (name, body) => [`CREATE OR REPLACE TEMP TABLE ${name} ${body}`],
   isoWeekStart: (d) => `strftime(date_trunc('week', TRY_CAST(${d} AS DATE)), '%Y-%m-%d')`,
   daysBetween: (a, b) =>

@@ -35,6 +35,7 @@ export const postgresDialect: Dialect = {
   params: toPostgresParams,
   upsert: onConflictUpsert,
   keys: true,
+  textPosition: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   scratchTable: (name, body) => [`CREATE TEMP TABLE ${name} ${body} ON COMMIT DROP`],
   isoWeekStart: (d) => `to_char(date_trunc('week', (${d})::date), 'YYYY-MM-DD')`,
   daysBetween: (a, b) =>

@@ -36,6 +36,15 @@ export function visibilityPredicate(
       params: [(v) => v.supplierCode, (v) => v.supplierCode],
     };
   }
+  if (rule === 'lineOfSupplier') {
+    // A line of its supplier on an invoice of another supplier is on an invoice it cannot read.
+    return {
+      sql:
+        ` AND ${alias}.supplier_ref = ? AND EXISTS (SELECT 1 FROM invoices i WHERE i.id = ${alias}.invoice_id` +
+        ` AND (i.supplier_ref = ? OR i.supplier_ref IS NULL))`,
+      params: [(v) => v.supplierCode, (v) => v.supplierCode],
+    };
+  }
   if (rule === 'supplierOfWorker') {
     return {
       sql: ` AND ${alias}.code IN (SELECT a.supplier_ref FROM assignments a WHERE a.workspace_id = ${alias}.workspace_id AND a.worker_id = ?)`,

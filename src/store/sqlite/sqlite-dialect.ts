@@ -9,6 +9,7 @@ export const sqliteDialect: Dialect = {
   params: (params) => params as unknown[],
   upsert: onConflictUpsert,
   keys: true,
+  textPosition: (haystack, needle) => `instr(${haystack}, ${needle})`,
   scratchTable: (name, body) => [
     `CREATE TEMP TABLE IF NOT EXISTS ${name} ${body}`,
     `DELETE FROM temp.${name}`,
