@@ -1,7 +1,7 @@
 import { isFeedCursor, type FeedCursor } from '../operations/changes.js';
 import type { RevealedRecord } from '../operations/revelation.js';
 import type { FeedPosition } from '../store/store.js';
-import type { EntitySet } from './entity-model.js';
+import { ENTITY_SETS, type EntitySet } from './entity-model.js';
 import { annotation, entityWriter } from './json-writer.js';
 import { ODataError } from './query-options.js';
 import { Revealed, type FeedContext, type Sink } from './feed-context.js';
@@ -36,6 +36,33 @@ export async function feedNow(ctx: FeedContext): Promise<[version: number, horiz
   );
   if (now === 'cursor_expired') throw new Error('a read from the start never expires');
   return [now.version, now.horizon];
+}
+
+/**
+ * Whether anything of `set` this token can read changed after data version `version` (its parts
+ * count under their timesheet or invoice): a read through nextLinks that began at `version` would
+ * then mix versions (DESIGN §4.18: one consistent data version).
+ */
+export async function changedSince(
+  ctx: FeedContext,
+  set: EntitySet,
+  version: number,
+): Promise<boolean> {
+  const { principal } = ctx;
+  const records = ENTITY_SETS.find((s) => s.feedType === set.feedType && isTracked(s)) ?? set;
+  if (principal.role !== 'staff' && records.source.visibility[principal.role] === 'none')
+    return false;
+  const read = await ctx.bounded(
+    ctx.store.changesPage({
+      workspaceId: principal.workspaceId,
+      viewer: principal,
+      sources: [{ type: records.feedType, source: records.source }],
+      after: [version + 1, '', ''],
+      knownHorizon: null,
+      limit: 1,
+    }),
+  );
+  return read === 'cursor_expired' || read.changes.length > 0;
 }
 
 /** The token of a delta from where the feed stood (`feedNow`) when a read began. */

@@ -3,7 +3,7 @@ import type { Row, SelectionQuery } from '../store/store.js';
 import { annotation, entityWriter } from './json-writer.js';
 import { ODataError, badRequest } from './query-options.js';
 import { selectFragment, type Expansion, type SetQuery } from './set-query.js';
-import { deltaBinding, deltaTokenAfter, feedNow } from './delta-reads.js';
+import { changedSince, deltaBinding, deltaTokenAfter, feedNow } from './delta-reads.js';
 import { Revealed, type FeedContext, type Sink } from './feed-context.js';
 
 /**
@@ -18,12 +18,13 @@ const CHUNK = 1000;
 const EXPANDED_CHUNK = 20;
 
 /**
- * What a $skiptoken holds: the last row's order keys, how many of `$top` remain, and for a read
- * that tracks changes where the change feed stood when it began.
+ * What a $skiptoken holds: the last row's order keys, how many of `$top` remain, the data version
+ * the read began at, and for a read that tracks changes where the change feed stood then.
  */
 interface PagePosition {
   after: unknown[];
   remaining: number | null;
+  version: number;
   since?: [version: number, horizon: number];
 }
 
@@ -34,10 +35,18 @@ function isPosition(value: unknown): value is PagePosition {
     v !== null &&
     Array.isArray(v.after) &&
     (v.remaining === null || Number.isSafeInteger(v.remaining)) &&
+    Number.isSafeInteger(v.version) &&
     (v.since === undefined ||
       (Array.isArray(v.since) && v.since.length === 2 && v.since.every(Number.isSafeInteger)))
   );
 }
+
+const changedWhileRead = () =>
+  new ODataError(
+    'cursor_expired',
+    'The set changed while it was read through nextLinks: read it again from its first page, for one consistent version.',
+    '$skiptoken',
+  );
 
 const hasPersonal = (props: readonly { personal: boolean }[]) => props.some((p) => p.personal);
 
@@ -132,7 +141,12 @@ export async function writeCollection(
     position = decoded;
   }
   // Where the feed stands before any row is read: what changes during the read, the delta brings.
-  const since = !request.tracking ? undefined : (position?.since ?? (await feedNow(ctx)));
+  const start = position ? null : await feedNow(ctx);
+  const since = !request.tracking ? undefined : (position?.since ?? start ?? undefined);
+  // One consistent data version through nextLinks (DESIGN §4.18): a set read since its first page
+  // changed is read again, never answered as a mix of versions.
+  const version = position ? position.version : (start as [number, number])[0];
+  if (position && (await changedSince(ctx, query.set, version))) throw changedWhileRead();
   const total = position ? position.remaining : query.top;
   const pageLimit = Math.min(ctx.pageSize, total ?? Infinity);
   const selection = (after: unknown[] | null, offset: number, limit: number): SelectionQuery => ({
@@ -180,11 +194,16 @@ export async function writeCollection(
     if (!more) break;
   }
   const remaining = total === null ? null : total - written;
+  // Rows of the last page read after a change are not answered as the end of a read: its nextLink
+  // says the set changed (the check above), and the reader reads it again.
+  const last = !(more && (remaining === null || remaining > 0));
+  const changed = last && (await changedSince(ctx, query.set, version));
   let tail = ']';
-  if (more && (remaining === null || remaining > 0)) {
+  if (!last || changed) {
     const token = ctx.cursors.encode(binding, {
       after: after ?? [],
       remaining,
+      version,
       ...(since ? { since } : {}),
     } satisfies PagePosition);
     const options = request.linkOptions === '' ? '' : `${request.linkOptions}&`;
