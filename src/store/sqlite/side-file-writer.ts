@@ -12,6 +12,12 @@ const db = new Database(path, { fileMustExist: true });
 db.pragma('synchronous = NORMAL');
 db.pragma(`busy_timeout = ${busyMs}`);
 db.pragma('secure_delete = ON');
+/**
+ * Prepared statements by SQL, at most STATEMENTS (the oldest forgotten first): the writers post a
+ * few shapes (audit-records.ts writes chunks of nine sizes), and a bound keeps it so whatever a
+ * caller posts (issue 56: one statement per batch size held 119 MB).
+ */
+const STATEMENTS = 64;
 const statements = new Map<string, Database.Statement>();
 
 parentPort?.on('message', (message: { id: number; sql: string; params: unknown[] } | 'close') => {
@@ -23,7 +29,11 @@ parentPort?.on('message', (message: { id: number; sql: string; params: unknown[]
   const { id, sql, params } = message;
   try {
     let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+    if (!statement) {
+      const oldest = statements.size >= STATEMENTS ? statements.keys().next().value : undefined;
+      if (oldest !== undefined) statements.delete(oldest);
+      statements.set(sql, (statement = db.prepare(sql)));
+    }
     parentPort?.postMessage({ id, changes: statement.run(...params).changes });
   } catch (error) {
     const { message: text, code } = error as { message: string; code?: string };
