@@ -76,10 +76,9 @@ for (const dialect of DIALECTS)
         await records.appendAuditEvents(events('c-shapes', seq, size));
         seq += size;
       }
-      const stored = await sql.all(
-        'SELECT COUNT(*) AS n FROM audit_events WHERE chain_id = ?',
-        ['c-shapes'],
-      );
+      const stored = await sql.all('SELECT COUNT(*) AS n FROM audit_events WHERE chain_id = ?', [
+        'c-shapes',
+      ]);
       assert.equal(Number(stored[0].n), seq - 1);
       // Two tables (events, their sets' workers), each in sizes 1, 2, 4 … 256: 18 at most.
       assert.ok(inserts.size <= 18, `${inserts.size} insert statements`);

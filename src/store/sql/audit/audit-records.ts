@@ -94,7 +94,7 @@ export const ROWS_PER_INSERT = 256;
 /** The chunks a batch of `rows` is written in: the largest power of two that fits, each time. */
 export function chunkSizes(rows: number): number[] {
   const sizes: number[] = [];
-  for (let left = rows; left > 0; ) {
+  for (let left = rows; left > 0;) {
     let size = ROWS_PER_INSERT;
     while (size > left) size /= 2;
     sizes.push(size);
