@@ -19,7 +19,7 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
-    /** When the request arrived (monotonicNow()): deadlines count from here. */
+    /** When the request arrived (turnStart(): its turn of the event loop): deadlines count from here. */
     receivedAt: number;
   }
 }

@@ -311,6 +311,11 @@ export class Executor {
     const { store, facts, reportResults, cursors, now, catalogs, reports, metrics } = this.deps;
     const { reportTimeoutMs, storeTimeoutMs } = this.deps;
     const reportDeadline = arrival.receivedAt + reportTimeoutMs;
+    const deadline = operation.runsReports ? reportDeadline : arrival.receivedAt + storeTimeoutMs;
+    const late = operation.runsReports ? reportLate : storeLate;
+    // Out of time before it starts (it waited behind others for the event loop): refused without
+    // the work, which would only be thrown away (issue 56).
+    if (monotonicNow() >= deadline) return Promise.reject(late());
     const answer = operation.run(
       {
         store,
@@ -327,8 +332,6 @@ export class Executor {
       },
       input,
     );
-    return operation.runsReports
-      ? withDeadline(answer, reportDeadline - monotonicNow(), reportLate)
-      : withDeadline(answer, arrival.receivedAt + storeTimeoutMs - monotonicNow(), storeLate);
+    return withDeadline(answer, deadline - monotonicNow(), late);
   }
 }
