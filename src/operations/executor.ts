@@ -226,6 +226,16 @@ export class Executor {
     return this.execute(operation, principal, input, arrival);
   }
 
+  /**
+   * Whether a request of `operation` received at `receivedAt` is out of time already: past the
+   * report time limit for a report, the store's answer time for any other.
+   */
+  outOfTime(operation: AnyOperation, receivedAt: number): boolean {
+    const { reportTimeoutMs, storeTimeoutMs } = this.deps;
+    const limit = operation.runsReports ? reportTimeoutMs : storeTimeoutMs;
+    return monotonicNow() >= receivedAt + limit;
+  }
+
   /** Counts one request against the token's quota; rejects with 429 when it is spent. */
   async admit(principal: Principal): Promise<void> {
     const wait = await this.deps.quota.take(principal.quotaKey, this.deps.now().getTime());
@@ -315,7 +325,7 @@ export class Executor {
     const late = operation.runsReports ? reportLate : storeLate;
     // Out of time before it starts (it waited behind others for the event loop): refused without
     // the work, which would only be thrown away (issue 56).
-    if (monotonicNow() >= deadline) return Promise.reject(late());
+    if (this.outOfTime(operation, arrival.receivedAt)) return Promise.reject(late());
     const answer = operation.run(
       {
         store,
