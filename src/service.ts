@@ -21,6 +21,7 @@ import { ServiceMetrics } from './metrics/service-metrics.js';
 import { Executor } from './operations/executor.js';
 import { OPERATIONS } from './operations/registry.js';
 import { ReportGate } from './operations/report-gate.js';
+import { StoreTurns } from './operations/store-turns.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { CatalogCache } from './operations/catalog-cache.js';
 import { REPORT_CACHE_BOUNDS, ResultCache } from './operations/result-cache.js';
@@ -213,6 +214,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     reportTimeoutMs: options.reportTimeoutMs ?? DEFAULT_REPORT_TIMEOUT_MS,
     storeTimeoutMs: STORE_TIMEOUT_MS,
     reports,
+    storeTurns: store.readConcurrency ? new StoreTurns(store.readConcurrency) : undefined,
     accessTokens: options.accessTokens,
     ownTokens: options.ownTokens,
     answers: options.answers,

@@ -32,6 +32,7 @@ import { typedQuery } from './query-string.js';
 import { violationMessage } from './strictness.js';
 import type { ReportGate } from './report-gate.js';
 import type { ResultCache } from './result-cache.js';
+import type { StoreTurns } from './store-turns.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -55,6 +56,11 @@ export interface ExecutorDeps {
   storeTimeoutMs: number;
   /** Admission of report queries: bounded concurrency and waiting. */
   reports: ReportGate;
+  /**
+   * Turns at the store for the other operations, shared between clients (store-turns.ts); absent
+   * where the store's reads wait for nothing (SQLite's are synchronous).
+   */
+  storeTurns?: StoreTurns;
   /** Prometheus metrics (VMS_READ_METRICS=1); absent when off, and then nothing is counted. */
   metrics?: ServiceMetrics;
   /** Checks OAuth access tokens of the configured issuers; absent, only access keys are accepted. */
@@ -326,22 +332,28 @@ export class Executor {
     // Out of time before it starts (it waited behind others for the event loop): refused without
     // the work, which would only be thrown away (issue 56).
     if (this.outOfTime(operation, arrival.receivedAt)) return Promise.reject(late());
-    const answer = operation.run(
-      {
-        store,
-        facts,
-        reportResults,
-        principal,
-        workspace: principal.workspace,
-        cursors,
-        now,
-        catalogs,
-        reports,
-        reportDeadline,
-        metrics,
-      },
-      input,
-    );
+    const run = () =>
+      operation.run(
+        {
+          store,
+          facts,
+          reportResults,
+          principal,
+          workspace: principal.workspace,
+          cursors,
+          now,
+          catalogs,
+          reports,
+          reportDeadline,
+          metrics,
+        },
+        input,
+      );
+    const turns = this.deps.storeTurns;
+    // Reports have their own admission (the report gate); the other operations take a turn at
+    // the store, each client in turn (store-turns.ts).
+    const answer =
+      turns && !operation.runsReports ? turns.run(principal.quotaKey, deadline, late, run) : run();
     return withDeadline(answer, deadline - monotonicNow(), late);
   }
 }
