@@ -1,5 +1,5 @@
 // `node bench/memory-fairness/run.mjs [--pg] [--load N] [--items a,b,c,d] [--runs N]
-//   [--breakdown] [--server-dir DIR] [--label L] [--scale small] [--limit-ms 50]`
+//   [--breakdown] [--server-dir DIR] [--label L] [--scale small] [--limit-ms 50] [--env N=V]`
 //
 // Issue 56's findings, each against a server of its own (`vms-read serve` as the command runs it,
 // bench/open-internet/server.mjs), on the seeded database of the scale (SQLite, or with --pg a
@@ -37,8 +37,13 @@ const { values } = parseArgs({
     label: { type: 'string', default: 'now' },
     scale: { type: 'string', default: 'small' },
     'limit-ms': { type: 'string', default: '50' },
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
+/** `--env NAME=VALUE` for every server (to see what a setting changes). */
+const SERVER_ENV = Object.fromEntries(
+  values.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 const ITEMS = values.items.split(',');
 const LOAD = Number(values.load);
 const RUNS = Number(values.runs);
@@ -55,7 +60,7 @@ async function withServer(build, db, env, measure, { inspect = false, times = fa
     ...(inspect ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
     ...(times ? ['--import', ANSWER_TIMES] : []),
   ];
-  const server = await startServer(build, db, env, { nodeFlags });
+  const server = await startServer(build, db, { ...SERVER_ENV, ...env }, { nodeFlags });
   const inspector = inspect ? await inspectorOf(inspectPort) : null;
   const loadAtStart = loadAverage();
   try {
@@ -138,6 +143,7 @@ async function main() {
     build: { commit: build.commit, dirty: build.dirty, dir: build.dir },
     store: values.pg ? 'postgres' : 'sqlite',
     busyLoops: LOAD,
+    serverEnv: SERVER_ENV,
     results,
   };
   const file = `bench/results/memory-fairness-${values.label}-${result.date.replace(/[:.]/g, '-')}.json`;
