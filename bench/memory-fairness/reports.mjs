@@ -3,7 +3,7 @@
 // how long each took to be answered and how.
 import { request } from '../open-internet/http.mjs';
 import { prng, shapeGenerator, valuePools, viewsOf } from '../shapes.mjs';
-import { anonymousOf } from './breakdown.mjs';
+import { anonymousOf, mallocOf } from './breakdown.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const round = (x) => (Number.isFinite(x) ? Math.round(x * 10) / 10 : null);
@@ -52,12 +52,14 @@ async function shapesFor(server, token, seed) {
 }
 
 /**
- * (b): `warmup` shapes, 5 s idle, anonymous memory; `shapes` new ones from `concurrency`
- * clients, 5 s idle, anonymous memory again.
+ * (b): `warmup` shapes, 5 s idle, anonymous memory; then `batches` times `shapes` new ones from
+ * `concurrency` clients, 5 s idle, anonymous memory again (a second batch shows whether the
+ * first one's growth goes on or was a bound being reached). With `malloc`, malloc's own figures
+ * at each point too (bench/memory-fairness/breakdown.mjs, gdb).
  */
 export async function reportShapes(
   server,
-  { token, warmup = 1000, shapes = 5000, concurrency = 4, seed = 1 },
+  { token, warmup = 1000, shapes = 5000, batches = 1, concurrency = 4, seed = 1, malloc = false },
 ) {
   const generator = await shapesFor(server, token, seed);
   const statuses = {};
@@ -71,14 +73,20 @@ export async function reportShapes(
     };
     await Promise.all(Array.from({ length: concurrency }, client));
   };
+  const memory = async () => {
+    await sleep(5000);
+    return { ...anonymousOf(server.pid), ...(malloc && { malloc: mallocOf(server.pid) }) };
+  };
   await send(warmup);
-  await sleep(5000);
-  const afterWarmup = anonymousOf(server.pid);
+  const afterWarmup = await memory();
+  const afterBatches = [];
   const started = performance.now();
-  await send(shapes);
+  for (let batch = 0; batch < batches; batch++) {
+    await send(shapes);
+    afterBatches.push(await memory());
+  }
   const seconds = (performance.now() - started) / 1000;
-  await sleep(5000);
-  const end = anonymousOf(server.pid);
+  const end = afterBatches[0];
   return {
     warmup,
     shapes,
@@ -86,8 +94,11 @@ export async function reportShapes(
     seconds: round(seconds),
     statuses,
     afterWarmup,
-    end,
+    afterBatches,
     anonGrowthMb: round(end.anonMb - afterWarmup.anonMb),
+    laterBatchesGrowthMb: afterBatches
+      .slice(1)
+      .map((after, i) => round(after.anonMb - afterBatches[i].anonMb)),
   };
 }
 

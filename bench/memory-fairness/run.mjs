@@ -38,6 +38,8 @@ const { values } = parseArgs({
     scale: { type: 'string', default: 'small' },
     'limit-ms': { type: 'string', default: '50' },
     env: { type: 'string', multiple: true, default: [] },
+    'shape-batches': { type: 'string', default: '1' },
+    warmup: { type: 'string', default: '1000' },
   },
 });
 /** `--env NAME=VALUE` for every server (to see what a setting changes). */
@@ -106,7 +108,19 @@ async function main() {
         );
       if (ITEMS.includes('b'))
         results.b.push(
-          await withServer(build, db, {}, (s) => reportShapes(s, { token: attacker }), { inspect }),
+          await withServer(
+            build,
+            db,
+            {},
+            (s) =>
+              reportShapes(s, {
+                token: attacker,
+                warmup: Number(values.warmup),
+                batches: Number(values['shape-batches']),
+                malloc: inspect,
+              }),
+            { inspect },
+          ),
         );
       if (ITEMS.includes('c'))
         results.c.push(
@@ -155,7 +169,13 @@ async function main() {
 function summary(item, r) {
   const load = `${r.loadAtStart}-${r.loadAtEnd}`;
   if (item === 'a') return { load, anonGrowthMb: r.anonGrowthMb, answers: r.answersByStatus };
-  if (item === 'b') return { load, anonGrowthMb: r.anonGrowthMb, statuses: r.statuses };
+  if (item === 'b')
+    return {
+      load,
+      anonGrowthMb: r.anonGrowthMb,
+      later: r.laterBatchesGrowthMb,
+      statuses: r.statuses,
+    };
   if (item === 'c') return { load, victim: r.victim, attackerAnswers: r.attackerAnswers };
   return {
     load,
