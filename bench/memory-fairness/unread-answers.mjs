@@ -149,6 +149,9 @@ export async function unreadPipelines(
       p50Ms: round(percentile(victim.ms, 50)),
       p99Ms: round(percentile(victim.ms, 99)),
       maxMs: round(Math.max(...victim.ms)),
+      // Answered, but later than a client would wait: past 1 s, past 2 s (the store's limit).
+      over1s: victim.ms.filter((ms) => ms > 1000).length,
+      over2s: victim.ms.filter((ms) => ms > 2000).length,
     },
   };
 }

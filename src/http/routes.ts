@@ -19,7 +19,10 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
-    /** When the request arrived (turnStart(): its turn of the event loop): deadlines count from here. */
+    /**
+     * When the request arrived: the start of the event loop's turn that read it (turnStart).
+     * Deadlines count from here.
+     */
     receivedAt: number;
   }
 }
