@@ -179,7 +179,7 @@ export async function vanishingWaves({
 }
 
 /** The timesheet with the most entries (its answer is the largest a token can ask for). */
-async function largestTimesheet(db) {
+export async function largestTimesheet(db) {
   const sql =
     'SELECT timesheet_id AS id FROM time_entries GROUP BY timesheet_id ORDER BY COUNT(*) DESC, timesheet_id LIMIT 1';
   if (db.startsWith('postgres')) {

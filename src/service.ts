@@ -23,6 +23,7 @@ import { Executor } from './operations/executor.js';
 import { OPERATIONS } from './operations/registry.js';
 import { FEED_OPERATION_NAMES } from './odata/feed-operations.js';
 import { ReportGate } from './operations/report-gate.js';
+import { StoreTurns } from './operations/store-turns.js';
 import { createCursorCodec } from './paging/cursor.js';
 import { CatalogCache } from './operations/catalog-cache.js';
 import { REPORT_CACHE_BOUNDS, ResultCache } from './operations/result-cache.js';
@@ -225,6 +226,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     reportTimeoutMs: options.reportTimeoutMs ?? DEFAULT_REPORT_TIMEOUT_MS,
     storeTimeoutMs: STORE_TIMEOUT_MS,
     reports,
+    storeTurns: store.readConcurrency ? new StoreTurns(store.readConcurrency) : undefined,
     accessTokens: options.accessTokens,
     ownTokens: options.ownTokens,
     answers: options.answers,

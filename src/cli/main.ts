@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-old-space-size=1024 --max-semi-space-size=4
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-old-space-size=1024 --max-semi-space-size=4
 // The `vms-read` command. It needs Node.js 24 (package.json `engines`): `npm install` puts that
 // Node.js in node_modules/.bin, where npm scripts and `npx vms-read` find it. An older one is
 // told so here, before any module loads (better-sqlite3 13 crashes Node.js 20 as it loads).

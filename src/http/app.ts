@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import Fastify, {
   LogController,
@@ -9,7 +9,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { monotonicNow, withDeadline } from '../deadline.js';
+import { monotonicNow, turnStart, withDeadline } from '../deadline.js';
 import { ApiError, errorBody } from '../errors.js';
 import { mountMcpHttp } from './mcp-route.js';
 import { toolsetOf } from '../mcp/tools.js';
@@ -183,7 +183,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The app's own hooks take a callback rather than return a promise: each request passes
   // through them, and a promise per hook per request showed in the profile (issue 23).
   app.addHook('onRequest', (request, reply, done) => {
-    request.receivedAt = monotonicNow();
+    // From the start of the event loop's turn that read it off its connection: time spent
+    // behind the requests read before it in the same turn counts against its limits
+    // (turnStart). An injected request (in process: the warm-up, tests) was read off nothing,
+    // and its own callbacks can chain for long without the loop turning: its clock starts now.
+    request.receivedAt = request.raw.socket instanceof Socket ? turnStart() : monotonicNow();
     // On the raw response, so that answers written by the MCP transport carry them too.
     const raw = reply.raw;
     raw.setHeader('x-request-id', request.id);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.js';
 import { TOKEN_SCOPES } from '../auth/scopes.js';
-import { ApiError } from '../errors.js';
+import { ApiError, ReportTimeoutError } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import type { AnyOperation } from '../operations/operation.js';
 import {
@@ -20,7 +20,10 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
-    /** When the request arrived (monotonicNow()): deadlines count from here. */
+    /**
+     * When the request arrived: the start of the event loop's turn that read it (turnStart).
+     * Deadlines count from here.
+     */
     receivedAt: number;
   }
 }
@@ -88,7 +91,14 @@ export function mountOperation(
       challengeScope: operation.scope ?? ALL_SCOPES,
       operation,
     },
-    onRequest: (request, reply) => authenticateAndAdmit(executor, request, reply),
+    // A report out of time before its turn came (it waited behind others read in the same turn
+    // of the event loop) is refused at once, before its body and query are read: that work would
+    // end in the same refusal, later (issue 56). After its token, in DESIGN §4.1's order.
+    onRequest: async (request, reply) => {
+      await authenticateAndAdmit(executor, request, reply);
+      if (operation.runsReports && executor.outOfTime(operation, request.receivedAt))
+        throw new ReportTimeoutError();
+    },
     handler: async (request, reply) => {
       const principal = request.principal as Principal;
       let input: unknown;

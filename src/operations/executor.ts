@@ -32,6 +32,7 @@ import { typedQuery } from './query-string.js';
 import { violationMessage } from './strictness.js';
 import type { ReportGate } from './report-gate.js';
 import type { ResultCache } from './result-cache.js';
+import type { StoreTurns } from './store-turns.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -55,6 +56,11 @@ export interface ExecutorDeps {
   storeTimeoutMs: number;
   /** Admission of report queries: bounded concurrency and waiting. */
   reports: ReportGate;
+  /**
+   * Turns at the store for the other operations, shared between clients (store-turns.ts); absent
+   * where the store's reads wait for nothing (SQLite's are synchronous).
+   */
+  storeTurns?: StoreTurns;
   /** Prometheus metrics (VMS_READ_METRICS=1); absent when off, and then nothing is counted. */
   metrics?: ServiceMetrics;
   /** Checks OAuth access tokens of the configured issuers; absent, only access keys are accepted. */
@@ -226,6 +232,16 @@ export class Executor {
     return this.execute(operation, principal, input, arrival);
   }
 
+  /**
+   * Whether a request of `operation` received at `receivedAt` is out of time already: past the
+   * report time limit for a report, the store's answer time for any other.
+   */
+  outOfTime(operation: AnyOperation, receivedAt: number): boolean {
+    const { reportTimeoutMs, storeTimeoutMs } = this.deps;
+    const limit = operation.runsReports ? reportTimeoutMs : storeTimeoutMs;
+    return monotonicNow() >= receivedAt + limit;
+  }
+
   /** Counts one request against the token's quota; rejects with 429 when it is spent. */
   async admit(principal: Principal): Promise<void> {
     const wait = await this.deps.quota.take(principal.quotaKey, this.deps.now().getTime());
@@ -311,24 +327,33 @@ export class Executor {
     const { store, facts, reportResults, cursors, now, catalogs, reports, metrics } = this.deps;
     const { reportTimeoutMs, storeTimeoutMs } = this.deps;
     const reportDeadline = arrival.receivedAt + reportTimeoutMs;
-    const answer = operation.run(
-      {
-        store,
-        facts,
-        reportResults,
-        principal,
-        workspace: principal.workspace,
-        cursors,
-        now,
-        catalogs,
-        reports,
-        reportDeadline,
-        metrics,
-      },
-      input,
-    );
-    return operation.runsReports
-      ? withDeadline(answer, reportDeadline - monotonicNow(), reportLate)
-      : withDeadline(answer, arrival.receivedAt + storeTimeoutMs - monotonicNow(), storeLate);
+    const deadline = operation.runsReports ? reportDeadline : arrival.receivedAt + storeTimeoutMs;
+    const late = operation.runsReports ? reportLate : storeLate;
+    // Out of time before it starts (it waited behind others for the event loop): refused without
+    // the work, which would only be thrown away (issue 56).
+    if (this.outOfTime(operation, arrival.receivedAt)) return Promise.reject(late());
+    const run = () =>
+      operation.run(
+        {
+          store,
+          facts,
+          reportResults,
+          principal,
+          workspace: principal.workspace,
+          cursors,
+          now,
+          catalogs,
+          reports,
+          reportDeadline,
+          metrics,
+        },
+        input,
+      );
+    const turns = this.deps.storeTurns;
+    // Reports have their own admission (the report gate); the other operations take a turn at
+    // the store, each client in turn (store-turns.ts).
+    const answer =
+      turns && !operation.runsReports ? turns.run(principal.quotaKey, deadline, late, run) : run();
+    return withDeadline(answer, deadline - monotonicNow(), late);
   }
 }

@@ -11,7 +11,7 @@ import { QueryResultSchema, ReportRefusalSchema } from './report-schemas.js';
 import type { Static } from 'typebox';
 import type { ReportEngine, Row } from '../store/store.js';
 import { monotonicNow } from '../deadline.js';
-import { ReportEngineFailedError } from '../errors.js';
+import { ReportEngineFailedError, ReportTimeoutError } from '../errors.js';
 import type { ReportMetrics } from '../metrics/service-metrics.js';
 
 type QueryResult = Static<typeof QueryResultSchema>;
@@ -117,8 +117,12 @@ export async function runReportQuery(
       ),
     );
   };
+  const engine = await ctx.facts.reportEngine();
+  // Out of time already (behind others for the event loop, or for the copy's patch): no
+  // compilation for an answer that would be refused anyway (issue 56).
+  if (monotonicNow() >= ctx.reportDeadline) throw new ReportTimeoutError();
   // A query the columnar copy fails (out of memory) is answered by the row store, exactly.
-  const raw = await answerOn(await ctx.facts.reportEngine()).catch(async (error: unknown) => {
+  const raw = await answerOn(engine).catch(async (error: unknown) => {
     if (!(error instanceof ReportEngineFailedError) || !ctx.facts.fallbackEngine) throw error;
     return answerOn(await ctx.facts.fallbackEngine(error));
   });

@@ -163,6 +163,11 @@ export interface StoreLifecycle {
   cacheSizes(): Record<string, number>;
   /** Its connection pools now; cheap, read at each metrics scrape. */
   connectionPools(): PoolState[];
+  /**
+   * How many reads it answers at once when its reads wait for a connection (PostgreSQL: the
+   * pool's size); absent where they wait for none (SQLite reads in process, synchronously).
+   */
+  readonly readConcurrency?: number;
   /** Creates or upgrades the schema. */
   migrate(): Promise<void>;
   /**

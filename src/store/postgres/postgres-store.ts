@@ -77,6 +77,7 @@ const REPORT_GRACE_MS = 1000;
 export class PostgresStore extends SqlStore {
   readonly dialect = postgresDialect;
   readonly reportConcurrency: number;
+  readonly readConcurrency: number;
   readonly pool: pg.Pool;
   private readonly reportPool: pg.Pool;
   private readonly answerTimeoutMs: number;
@@ -101,6 +102,8 @@ export class PostgresStore extends SqlStore {
       query_timeout: this.answerTimeoutMs,
       statement_timeout: this.answerTimeoutMs,
     });
+    // The executor gives operations that read records this many turns at once (store-turns.ts).
+    this.readConcurrency = options.poolSize ?? 10;
     // Reports get their own small pool, so a slow aggregate never holds up point reads. A report
     // statement gets the report's own limit (SET LOCAL, and a client-side timeout per query);
     // the statements around it keep the answer time.

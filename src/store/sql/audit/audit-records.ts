@@ -85,8 +85,26 @@ export interface AuditSql {
   run(sql: string, params: readonly unknown[]): Promise<number>;
 }
 
-/** Rows a statement inserts at most: well under SQLite's and PostgreSQL's parameter limits. */
-const ROWS_PER_INSERT = 500;
+/**
+ * Rows a statement inserts at most (well under SQLite's and PostgreSQL's parameter limits), and
+ * every chunk is a power of two up to it (issue 56): a batch is as large as the requests of the
+ * last quarter second, so chunks of any size made a new statement for nearly every batch, which
+ * SQLite's writer kept prepared (one statement per size up to 500 rows held 119 MB) and
+ * PostgreSQL's placeholder cache kept as text. Nine shapes per table now, 0.3 MB prepared.
+ */
+export const ROWS_PER_INSERT = 256;
+
+/** The chunks a batch of `rows` is written in: the largest power of two that fits, each time. */
+export function chunkSizes(rows: number): number[] {
+  const sizes: number[] = [];
+  for (let left = rows; left > 0;) {
+    let size = ROWS_PER_INSERT;
+    while (size > left) size /= 2;
+    sizes.push(size);
+    left -= size;
+  }
+  return sizes;
+}
 /** Sets whose workers this process wrote, remembered (then forgotten all at once) up to this many. */
 const KNOWN_SETS = 100_000;
 /** A set's workers, once per (workspace, day, set): repeats of the same answer write nothing. */
@@ -119,9 +137,10 @@ async function insertChunked(
   rows: readonly unknown[][],
   ignoreKey?: readonly string[],
 ): Promise<void> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-    await sql.run(insertSql(table, columns, chunk.length, ignoreKey, 'ignore'), chunk.flat());
+  let start = 0;
+  for (const size of chunkSizes(rows.length)) {
+    const chunk = rows.slice(start, (start += size));
+    await sql.run(insertSql(table, columns, size, ignoreKey, 'ignore'), chunk.flat());
   }
 }
 
