@@ -1,10 +1,10 @@
-import { createRequire } from 'node:module';
 import type { Principal } from '../auth/principal.js';
 import type { Executor } from '../operations/executor.js';
 import { csdlXml, type ModelSet } from './csdl-xml.js';
 import { ENTITY_SETS, visibleProperties, type EntitySet } from './entity-model.js';
 import { reportSetsOf, type ReportSet } from './report-sets.js';
 import { isTracked } from './delta-reads.js';
+import { xml2json } from 'odata-csdl';
 
 /**
  * What one token's feed offers (DESIGN §4.18): the resource sets whose scope it holds, their
@@ -14,10 +14,8 @@ import { isTracked } from './delta-reads.js';
  * kept by the TC that writes the format), so the two never disagree.
  */
 
-// odata-csdl is CommonJS without types: its converter, typed by what is used of it.
-const { xml2json } = createRequire(import.meta.url)('odata-csdl') as {
-  xml2json(xml: string, options?: { annotations?: boolean }): unknown;
-};
+// odata-csdl is CommonJS without types (odata-csdl.d.ts types what is used of it); imported, not
+// required at run time, so that the command's bundle holds it.
 
 /** The resource sets a token may read: their list's scope (what it sees is its role's visibility). */
 export function setsOf(principal: Principal): EntitySet[] {

@@ -53,8 +53,8 @@ function freshDb(): Database.Database {
      VALUES ('a1', ?, 'w1', 'S1', 'OU1', 'USD', 5000, '2025-01-01', 'active', ?, ?)`,
   ).run(WS, TS, TS);
   db.prepare(
-    `INSERT INTO tokens (id, workspace_id, token_hash, role, scopes, created_at)
-     VALUES ('tok1', ?, 'hash-secret', 'staff', 'read:financial', ?)`,
+    `INSERT INTO tokens (id, workspace_id, token_hash, role, scopes, created_at, in_url)
+     VALUES ('tok1', ?, 'hash-secret', 'staff', 'read:financial', ?, 0)`,
   ).run(WS, TS);
   return db;
 }
