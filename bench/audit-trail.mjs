@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
+  mcpListWorkers,
   benchDb,
   benchSeed,
   ensureSeeded,
@@ -110,18 +111,7 @@ async function main() {
       body: JSON.stringify(report),
       headers: { ...auth, ...json },
     },
-    {
-      name: 'MCP tools/call list_workers',
-      method: 'POST',
-      path: '/mcp',
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'list_workers', arguments: { limit: 50 } },
-      }),
-      headers: { ...auth, ...json, accept: 'application/json, text/event-stream' },
-    },
+    { name: 'MCP tools/call list_workers', ...mcpListWorkers(auth) },
   ];
   const eventsBefore = eventsInTrail(values.db);
   const servers = [];

@@ -110,6 +110,23 @@ export function mintTokenWith(cliPath, db, workspace, role = 'staff', ...binding
 
 export const log = (...args) => console.error(...args);
 
+/** MCP's `tools/call list_workers` (a page of 50) over HTTP, as a load's request with `headers`. */
+export const mcpListWorkers = (headers) => ({
+  method: 'POST',
+  path: '/mcp',
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'list_workers', arguments: { limit: 50 } },
+  }),
+  headers: {
+    ...headers,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  },
+});
+
 export const round = (x, digits = 1) => Number(x.toFixed(digits));
 
 /**

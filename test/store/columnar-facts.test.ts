@@ -134,6 +134,33 @@ for (const dialect of DIALECTS) {
       rmSync(writing);
     });
 
+    it('gives back the blocks its warm-up read at open, and reads them again for a query', async () => {
+      const built = await buildColumnarFacts(database.store, dir);
+      const facts = await DuckdbFacts.open(built.path, 1);
+      try {
+        const afterOpen = await facts.bufferedTableBytes();
+        // Every column of every table the copy holds, as the warm-up read them.
+        for (const { source, table } of COLUMNAR_TABLES) {
+          const rows = await facts.run(
+            `SELECT COUNT(*) AS n, MIN(COLUMNS(*)) FROM ${table.name}`,
+            [],
+            30_000,
+          );
+          const [stored] = await database.all<{ n: number | string }>(
+            `SELECT COUNT(*) AS n FROM ${source.name}`,
+          );
+          assert.equal(Number(rows[0].n), Number(stored.n), table.name);
+        }
+        // Every column read again: the pool holds them now, as it did after the warm-up.
+        assert.ok(
+          (await facts.bufferedTableBytes()) > afterOpen,
+          `${afterOpen} bytes held after open`,
+        );
+      } finally {
+        await facts.close();
+      }
+    });
+
     it('interrupts a query past its time limit, and the next query answers', async () => {
       const built = await buildColumnarFacts(database.store, dir);
       const facts = await DuckdbFacts.open(built.path, 1);
