@@ -52,7 +52,7 @@ function partOf(path, sizeKb, perms) {
   if (path === '[stack]') return 'main stack';
   if (path.startsWith('[')) return 'kernel ([vdso], [vvar])';
   if (path.endsWith('/node') || /\/node\d*$/.test(path)) return "Node's binary";
-  if (path.includes('duckdb') && path.endsWith('.node')) return "DuckDB's library";
+  if (path.includes('duckdb')) return "DuckDB's library";
   if (path.includes('better_sqlite3')) return "better-sqlite3's library";
   if (/\.so(\.|$)/.test(path)) return 'other libraries';
   if (path) return 'other files';
