@@ -70,6 +70,11 @@ export async function buildCliBundle() {
       ].join(' '),
     },
     sourcemap: true,
+    // Without comments and indentation: V8 keeps every loaded file's source text, and a file
+    // with one character past ASCII (a comment's §) is kept at two bytes a character, so the
+    // bundle's 6.8 MB were 12.9 MB of each isolate's heap; now 4.8 MB (issue 59). Names are
+    // kept, so stack traces still name their functions (and the source maps place them).
+    minifyWhitespace: true,
     metafile: true,
     legalComments: 'none',
     logLevel: 'warning',
