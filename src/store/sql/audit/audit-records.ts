@@ -70,13 +70,17 @@ export interface AuditRecords extends AuditCheckReads {
   pruneAuditEvents(before: number): Promise<number>;
 }
 
-/** A set's rows are written once: their keys. */
-const SET_KEY = ['day', 'set_id'];
+/** A set's rows and a batch's minute rows are written once: their keys. */
+const SET_KEY = AUDIT_SETS_TABLE.primaryKey;
+const WORKERS_KEY = AUDIT_SET_WORKERS_TABLE.primaryKey;
+const MINUTES_KEY = AUDIT_MINUTES_TABLE.primaryKey;
 
 /** The SQL primitives the part runs on (`?` placeholders; one dialect each). */
 export interface AuditSql {
   all(sql: string, params: readonly unknown[]): Promise<Row[]>;
   run(sql: string, params: readonly unknown[]): Promise<number>;
+  /** The statements in one transaction (one commit, all or none), where the store has it. */
+  runBatch?(batch: readonly { sql: string; params: readonly unknown[] }[]): Promise<number>;
 }
 
 /**
@@ -126,18 +130,18 @@ const toReadEvent = (row: Row): StoredAuditEvent => {
   return records === undefined ? event : { ...event, event: withRecords(event.event, records) };
 };
 
-async function insertChunked(
-  sql: AuditSql,
+/** A batch's inserts of `rows`: chunks of the sizes chunkSizes says (each a prepared shape). */
+function insertsOf(
   table: string,
   columns: readonly string[],
   rows: readonly unknown[][],
   ignoreKey?: readonly string[],
-): Promise<void> {
+): { sql: string; params: unknown[] }[] {
   let start = 0;
-  for (const size of chunkSizes(rows.length)) {
-    const chunk = rows.slice(start, (start += size));
-    await sql.run(insertSql(table, columns, size, ignoreKey, 'ignore'), chunk.flat());
-  }
+  return chunkSizes(rows.length).map((size) => ({
+    sql: insertSql(table, columns, size, ignoreKey, 'ignore'),
+    params: rows.slice(start, (start += size)).flat(),
+  }));
 }
 
 export function auditRecords(sql: AuditSql): AuditRecords {
@@ -153,39 +157,39 @@ export function auditRecords(sql: AuditSql): AuditRecords {
       ]);
     },
     async appendAuditEvents(events) {
-      // The sets and minute rows first, so that no event is ever without them; a batch tried
-      // again writes the same rows again, which their keys take once.
+      // One transaction where the store has them (group commit: all or none); else the sets and
+      // minute rows first, so that no event is ever without them. A batch tried again writes
+      // the same rows again, which their keys take once.
       const { sets, setWorkers, forget } = setRows.of(events);
+      const statements = [
+        ...insertsOf(AUDIT_SETS_TABLE.name, SET_COLUMNS, sets, SET_KEY),
+        ...insertsOf(AUDIT_SET_WORKERS_TABLE.name, SET_WORKER_COLUMNS, setWorkers, WORKERS_KEY),
+        ...insertsOf(AUDIT_MINUTES_TABLE.name, MINUTE_COLUMNS, minuteRowsOf(events), MINUTES_KEY),
+        ...insertsOf(
+          AUDIT_EVENTS_TABLE.name,
+          EVENT_COLUMNS,
+          events.map((e) => [
+            e.chainId,
+            e.seq,
+            e.at,
+            e.workspaceId,
+            e.clientId,
+            e.operation,
+            e.revealedSet,
+            e.event,
+            e.prev,
+            e.hash,
+          ]),
+        ),
+      ];
       try {
-        await insertChunked(sql, AUDIT_SETS_TABLE.name, SET_COLUMNS, sets, SET_KEY);
-        await insertChunked(sql, AUDIT_SET_WORKERS_TABLE.name, SET_WORKER_COLUMNS, setWorkers, [
-          ...(AUDIT_SET_WORKERS_TABLE.primaryKey ?? []),
-        ]);
+        if (sql.runBatch) await sql.runBatch(statements);
+        else for (const { sql: text, params } of statements) await sql.run(text, params);
       } catch (error) {
-        // Not written: written again with the batch, when it is tried again.
+        // Not written (or not all): written again with the batch, when it is tried again.
         forget();
         throw error;
       }
-      await insertChunked(sql, AUDIT_MINUTES_TABLE.name, MINUTE_COLUMNS, minuteRowsOf(events), [
-        ...(AUDIT_MINUTES_TABLE.primaryKey ?? []),
-      ]);
-      await insertChunked(
-        sql,
-        AUDIT_EVENTS_TABLE.name,
-        EVENT_COLUMNS,
-        events.map((e) => [
-          e.chainId,
-          e.seq,
-          e.at,
-          e.workspaceId,
-          e.clientId,
-          e.operation,
-          e.revealedSet,
-          e.event,
-          e.prev,
-          e.hash,
-        ]),
-      );
     },
     async auditChains() {
       const rows = await sql.all('SELECT * FROM audit_chains ORDER BY started_at, chain_id', []);
