@@ -4,10 +4,13 @@
 // each build's dist/ in turn (the round's first alternating), over a fresh SQLite file each: the
 // answered requests are taken once from a test harness, then given to a new AuditTrail N times
 // (new request ids, times a few ms apart), 200 per turn of the event loop as a server would, and
-// written through the store's writer thread. The event loop's busy time (eventLoopUtilization)
-// over the run, divided by N, is the event's share; dbstat's pages of each table over N its bytes.
+// written through the store's writer thread. The event loop's share of an event is the main
+// thread's own CPU time over the run (/proc/self/task/<pid>/schedstat: time on a core, so not the
+// time a busy machine kept it waiting for one) divided by N; beside it its busy wall time
+// (eventLoopUtilization), which a loaded machine inflates. dbstat's pages of each table over N
+// are its bytes.
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,7 +39,10 @@ async function capture(build) {
   const deps = h.executor.deps;
   const trail = deps.answers;
   deps.answers = { answered: (request) => captured.push(request) };
-  const [worker] = await h.all('SELECT id FROM workers WHERE workspace_id = ? LIMIT 1', 'ws_business');
+  const [worker] = await h.all(
+    'SELECT id FROM workers WHERE workspace_id = ? LIMIT 1',
+    'ws_business',
+  );
   await get(h.app, '/api/v1/workers?limit=50', h.tokens.staff);
   await get(h.app, `/api/v1/workers/item?id=${worker.id}`, h.tokens.staff);
   deps.answers = trail;
@@ -45,6 +51,10 @@ async function capture(build) {
 }
 
 const tick = () => setImmediateAsync();
+
+/** The main thread's time on a core so far (ns). */
+const mainThreadNs = () =>
+  Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
 
 /** One run: N events of `request` into a fresh trail; µs of the event loop and bytes per event. */
 async function run(build, request) {
@@ -57,12 +67,14 @@ async function run(build, request) {
   const trail = new AuditTrail(store.auditTrail());
   const start = Date.now();
   const before = performance.eventLoopUtilization();
+  const cpuBefore = mainThreadNs();
   for (let i = 0; i < EVENTS; i++) {
     trail.answered({ ...request, requestId: `req_${i}`, at: start + Math.floor(i / 10) });
     if (i % PER_TURN === PER_TURN - 1) await tick();
   }
   await trail.flushAll();
   const used = performance.eventLoopUtilization(before);
+  const cpuNs = mainThreadNs() - cpuBefore;
   await trail.close();
   await store.close();
   const db = new Database(`${file}-audit`, { readonly: true });
@@ -75,6 +87,7 @@ async function run(build, request) {
   const bytes = pages.reduce((sum, p) => sum + p.bytes, 0);
   return {
     events,
+    loopCpuUsPerEvent: round(cpuNs / 1000 / EVENTS, 2),
     loopUsPerEvent: round((used.active * 1000) / EVENTS),
     bytesPerEvent: round(bytes / events),
     tables: Object.fromEntries(pages.map((p) => [p.name, round(p.bytes / events)])),
@@ -101,6 +114,7 @@ async function main() {
       return {
         build,
         kind,
+        loopCpuUsPerEvent: median(mine.map((x) => x.loopCpuUsPerEvent)),
         loopUsPerEvent: median(mine.map((x) => x.loopUsPerEvent)),
         bytesPerEvent: median(mine.map((x) => x.bytesPerEvent)),
         tables: mine[0].tables,
@@ -108,8 +122,16 @@ async function main() {
     }),
   );
   console.table(summary.map(({ tables: _tables, ...rest }) => rest));
-  const out = values.out ?? `bench/results/trail-event-cost-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-  await writeFormatted(out, { machine: machine(), events: EVENTS, rounds: ROUNDS, summary, results });
+  const out =
+    values.out ??
+    `bench/results/trail-event-cost-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  await writeFormatted(out, {
+    machine: machine(),
+    events: EVENTS,
+    rounds: ROUNDS,
+    summary,
+    results,
+  });
   log(`wrote ${out}`);
 }
 

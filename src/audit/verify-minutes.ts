@@ -54,9 +54,7 @@ export class MinuteCover {
     const minute = Math.floor(stored.at / MS_PER_MINUTE);
     const rows = this.open.filter(
       (row) =>
-        row.firstSeq <= stored.seq &&
-        row.workspaceId === workspaceId &&
-        row.minute === minute,
+        row.firstSeq <= stored.seq && row.workspaceId === workspaceId && row.minute === minute,
     );
     if (rows.length === 0) return 'no minute row of its workspace and minute holds it';
     if (rows.length > 1) return 'more than one minute row of its workspace and minute holds it';

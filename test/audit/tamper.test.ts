@@ -154,7 +154,9 @@ for (const dialect of DIALECTS)
       ]);
       assert.ok(await fails(), 'a set’s records changed');
       await restore();
-      const [minute] = saved.audit_minutes.filter((m) => m.workspace_id === WS && m.workers !== '[]');
+      const [minute] = saved.audit_minutes.filter(
+        (m) => m.workspace_id === WS && m.workers !== '[]',
+      );
       for (const [name, update] of [
         ['a minute row removed', 'DELETE FROM audit_minutes'],
         ['its workers emptied', "UPDATE audit_minutes SET workers = '[]'"],

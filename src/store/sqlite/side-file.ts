@@ -102,7 +102,10 @@ export function openSideFile(
       ? (batch) => thread.runBatch(batch)
       : async (batch) =>
           db.transaction(() =>
-            batch.reduce((changes, { sql, params }) => changes + prepare(sql).run(...params).changes, 0),
+            batch.reduce(
+              (changes, { sql, params }) => changes + prepare(sql).run(...params).changes,
+              0,
+            ),
           )(),
     checkpoint: () => {
       db.pragma('wal_checkpoint(TRUNCATE)');

@@ -134,10 +134,10 @@ export function auditCheckReads(sql: Sql): AuditCheckReads {
       }));
     },
     async auditSetEvent(set, day) {
-      const [stored] = await sql.all('SELECT records FROM audit_sets WHERE day = ? AND set_id = ?', [
-        day,
-        set.setId,
-      ]);
+      const [stored] = await sql.all(
+        'SELECT records FROM audit_sets WHERE day = ? AND set_id = ?',
+        [day, set.setId],
+      );
       if (stored) return `{"revealed":${String(stored.records)}}`;
       const [row] = await sql.all('SELECT event FROM audit_events WHERE chain_id = ? AND seq = ?', [
         set.chainId,
