@@ -266,28 +266,38 @@ const EVENT_KEYS = [
 const EVENT_KEY_SET = new Set<string>(EVENT_KEYS);
 
 /**
- * The same bytes, with the canonical JSON of its `revealed` known (a cached answer's, made once):
- * the members written in their canonical order around it, each value made canonical on its own
+ * The same bytes, with the canonical JSON of its `revealed` known (a cached answer's, made once,
+ * or its set's reference): the members in their canonical order around it, nested values sorted
  * (an event has no other members; one that has goes through canonicalEvent's way). Equal to
  * canonicalEvent(event) (test/audit/canonical-event.test.ts).
  */
 export function canonicalEventWith(event: AuditEvent, revealedJson: string): string {
   for (const key in event)
     if (!EVENT_KEY_SET.has(key)) return canonicalWithout(event, revealedJson);
-  let json = '{';
+  // One JSON.stringify of the members in their canonical order (a key that is not an array
+  // index keeps the order it was added in), nested values as sorted copies, `revealed` held by
+  // a mark its JSON then takes the place of (issue 59: one call, not one per member).
+  const ordered: Record<string, unknown> = {};
   for (const key of EVENT_KEYS) {
-    let part: string;
-    if (key === 'revealed') part = revealedJson;
+    const value = event[key];
+    if (value === undefined) continue;
+    if (key === 'revealed') ordered[key] = REVEALED_MARK;
+    else if (typeof value !== 'object' || value === null) ordered[key] = value;
     else {
-      const value = event[key];
-      if (value === undefined) continue;
-      part =
-        typeof value === 'object' && value !== null ? canonicalJson(value) : JSON.stringify(value);
+      const sorted = sortedCopy(value);
+      if (sorted === UNSORTABLE) return canonicalWithout(event, revealedJson);
+      ordered[key] = sorted;
     }
-    json += `${json === '{' ? '' : ','}"${key}":${part}`;
   }
-  return `${json}}`;
+  const json = JSON.stringify(ordered);
+  // The members after `revealed` are scalars: the last mark is its own.
+  const at = json.lastIndexOf(REVEALED_MARK_JSON);
+  return `${json.slice(0, at)}"revealed":${revealedJson}${json.slice(at + REVEALED_MARK_JSON.length)}`;
 }
+
+/** What stands for `revealed` until its JSON is put in (a NUL: JSON.stringify escapes it). */
+const REVEALED_MARK = '\0revealed';
+const REVEALED_MARK_JSON = `"revealed":${JSON.stringify(REVEALED_MARK)}`;
 
 /** canonicalEventWith for any object: the members before `revealed` and those after, around it. */
 function canonicalWithout(event: AuditEvent, revealedJson: string): string {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AnsweredRequest, AnswerSink } from '../operations/answered.js';
 import type { AuditRecords, NewAuditEvent } from '../store/sql/audit/audit-records.js';
+import { setReference } from '../store/sql/audit/set-records.js';
 import { canonicalEventWith, chainStart, eventHash, eventOf, type AuditEvent } from './event.js';
 import { ClaimSettler, NO_LOOKUP, type IdLookup } from './id-lookup.js';
 import type { IdClaim } from './kept-params.js';
@@ -181,7 +182,11 @@ export class AuditTrail implements AnswerSink {
     const batch = this.placed.slice(0, BATCH);
     await this.settler.settle(batch.flatMap((placed) => placed.claims));
     for (const { seq, event, revealedJson, revealedSet, workers } of batch) {
-      const json = canonicalEventWith(event, revealedJson);
+      // Its records by set: they are written once a day per set, not with every event.
+      const json = canonicalEventWith(
+        event,
+        revealedSet === null ? revealedJson : setReference(revealedSet),
+      );
       const hash = eventHash(this.last, this.chainId, seq, json);
       this.waiting.push({
         chainId: this.chainId,
@@ -191,6 +196,7 @@ export class AuditTrail implements AnswerSink {
         clientId: event.caller?.kind === 'oauth' ? event.caller.clientId : null,
         operation: event.operation,
         revealedSet,
+        records: revealedSet === null ? null : revealedJson,
         event: json,
         prev: this.last,
         hash,

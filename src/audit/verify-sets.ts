@@ -1,4 +1,4 @@
-import type { AuditCheckReads } from '../store/sql/audit/audit-check-reads.js';
+import type { AuditCheckReads, DaySet } from '../store/sql/audit/audit-check-reads.js';
 import { workersOf, type AuditEvent } from './event.js';
 
 /** Where the trail stops holding: a chain's place (or a set's event), and what is wrong there. */
@@ -45,10 +45,11 @@ const FIRST_DAY = -100_000_000;
 export async function verifySets(records: AuditCheckReads): Promise<ChainBreak[]> {
   const breaks: ChainBreak[] = [];
   const workersBySet = new Map<string, string[]>();
-  const workersOfSet = async (setId: string, day: number): Promise<string[]> => {
+  const workersOfSet = async (set: DaySet, day: number): Promise<string[]> => {
+    const setId = set.setId;
     const known = workersBySet.get(setId);
     if (known) return known;
-    const json = await records.auditSetEvent(setId, day);
+    const json = await records.auditSetEvent(set, day);
     const workers = json === null ? [] : workersOfJson(json);
     if (workersBySet.size >= KNOWN_SETS) workersBySet.clear();
     workersBySet.set(setId, workers);
@@ -60,12 +61,15 @@ export async function verifySets(records: AuditCheckReads): Promise<ChainBreak[]
     day = await records.auditNextDay(day + 1)
   ) {
     const sets = new Map<string, { chainId: string; seq: number; workers: Set<string> }>();
-    for (const set of await records.auditDaySets(day))
-      sets.set(`${set.workspaceId}\t${set.setId}`, {
-        chainId: set.chainId,
-        seq: set.seq,
-        workers: new Set(await workersOfSet(set.setId, day)),
-      });
+    for (const set of await records.auditDaySets(day)) {
+      const key = `${set.workspaceId}\t${set.setId}`;
+      if (!sets.has(key))
+        sets.set(key, {
+          chainId: set.chainId,
+          seq: set.seq,
+          workers: new Set(await workersOfSet(set, day)),
+        });
+    }
     const rows = new Map<string, Set<string>>();
     for (const row of await records.auditDaySetWorkers(day)) {
       const key = `${row.workspaceId}\t${row.setId}`;

@@ -1,6 +1,9 @@
 import type { AuditRecords, StoredAuditEvent } from '../store/sql/audit/audit-records.js';
 import type { AuditChainHead } from '../store/sql/audit/audit-check-reads.js';
+import type { RevealedRecord } from '../operations/revelation.js';
+import { setNamed } from '../store/sql/audit/set-records.js';
 import { eventHash, revealedSetOf, workersOf, type AuditEvent } from './event.js';
+import { MinuteCover } from './verify-minutes.js';
 import { verifySets, type ChainBreak } from './verify-sets.js';
 
 export type { ChainBreak } from './verify-sets.js';
@@ -17,15 +20,38 @@ export interface Verification {
   breaks: ChainBreak[];
 }
 
+/**
+ * The records an event revealed: inline, or its set's (`audit_sets`), which must be what the set's
+ * id digests; a string when they are not there or not those.
+ */
+function recordsOf(stored: StoredAuditEvent, event: AuditEvent): RevealedRecord[] | string {
+  const named = setNamed(event.revealed);
+  if (named === null)
+    return Array.isArray(event.revealed) ? event.revealed : 'its revealed records are not a list';
+  if (stored.records === undefined) return 'the records of its set are not in the trail';
+  let records: unknown;
+  try {
+    records = JSON.parse(stored.records);
+  } catch {
+    return 'the records of its set are not JSON';
+  }
+  if (!Array.isArray(records) || revealedSetOf(records as RevealedRecord[]) !== named)
+    return 'the records of its set are not those its set id names';
+  return records as RevealedRecord[];
+}
+
 /** The event's search columns that must say what its JSON says: the first that does not. */
 function misfiledColumn(stored: StoredAuditEvent, event: AuditEvent): string | null {
   const clientId = event.caller?.kind === 'oauth' ? event.caller.clientId : null;
-  const set = revealedSetOf(event.revealed);
+  const set = setNamed(event.revealed) ?? revealedSetOf(event.revealed);
   // A trail written before sets: each event that revealed workers is a set of its own.
   const legacy = `event:${stored.chainId}:${stored.seq}`;
   const setHolds =
     stored.revealedSet === set ||
-    (stored.revealedSet === legacy && event.workspace !== null && workersOf(event).length > 0);
+    (stored.revealedSet === legacy &&
+      event.workspace !== null &&
+      Array.isArray(event.revealed) &&
+      workersOf(event).length > 0);
   if (stored.at !== event.at) return 'at';
   if (stored.workspaceId !== event.workspace) return 'workspace_id';
   if (stored.clientId !== clientId) return 'client_id';
@@ -42,6 +68,7 @@ async function walkChain(
   let expectedSeq = chain.firstSeq;
   let prev = chain.anchor;
   let events = 0;
+  const minutes = new MinuteCover(records, chain.chainId, chain.firstSeq);
   const stop = (problem: ChainBreak['problem'], detail: string) => ({
     events,
     broken: { chainId: chain.chainId, seq: expectedSeq, problem, detail },
@@ -51,6 +78,7 @@ async function walkChain(
   for (;;) {
     const page = await records.auditChainEvents(chain.chainId, expectedSeq - 1, PAGE);
     if (page.length === 0) return { events, broken: null };
+    await minutes.readTo(page[page.length - 1].seq);
     for (const stored of page) {
       if (stored.seq !== expectedSeq)
         return stop(
@@ -61,9 +89,19 @@ async function walkChain(
         return stop('does not follow', 'its prev is not the hash of the event before it');
       if (eventHash(stored.prev, stored.chainId, stored.seq, stored.event) !== stored.hash)
         return stop('changed', 'its hash is not the hash of what it holds');
-      const column = misfiledColumn(stored, JSON.parse(stored.event) as AuditEvent);
+      const event = JSON.parse(stored.event) as AuditEvent;
+      const column = misfiledColumn(stored, event);
       if (column !== null)
         return stop('misfiled', `its ${column} column is not what the event says`);
+      const records = recordsOf(stored, event);
+      if (typeof records === 'string') return stop('set rows', records);
+      const found = {
+        clientId: stored.clientId,
+        operation: stored.operation,
+        workers: stored.workspaceId === null ? [] : workersOf({ revealed: records }),
+      };
+      const unfound = minutes.check(stored, found);
+      if (unfound !== null) return stop('misfiled', unfound);
       events++;
       prev = stored.hash;
       expectedSeq++;
@@ -107,7 +145,8 @@ async function checkHeads(
  * whose hash is not that of its content and `prev` was changed; a gap in `seq` is one removed;
  * an event whose `prev` is not the hash before it does not follow (one inserted, or removed
  * before it); a search column (time, workspace, client, operation, set) that does not say what
- * the event says is misfiled. Events no chain accounts for (its row gone, or before its anchor),
+ * the event says is misfiled, and so is one its minute row (verify-minutes.ts) does not find; the
+ * records of its set must be what the set's id digests. Events no chain accounts for (its row gone, or before its anchor),
  * and each day's sets against their workers' rows (verify-sets.ts), are checked too: no edit of
  * a stored row changes what a search finds while verify passes. With `heads` (kept outside),
  * a chain cut at its end or removed whole is found as well.

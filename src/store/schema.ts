@@ -18,7 +18,10 @@ import {
 import { OAUTH_RECORDS_TABLE } from './sql/oauth-records.js';
 import {
   AUDIT_SET_WORKERS_TABLE,
+  AUDIT_MINUTES_TABLE,
+  AUDIT_SETS_TABLE,
   AUDIT_TABLES_12,
+  MINUTES_FROM_EVENTS,
   REVEALS_TO_SETS,
 } from './sql/audit/audit-tables.js';
 import {
@@ -453,6 +456,13 @@ export const MIGRATIONS: readonly Migration[] = [
       `INSERT INTO tokens (${TOKEN_COLUMNS_1}, in_url) SELECT ${TOKEN_COLUMNS_1}, 0 FROM tokens_15`,
       'DROP TABLE tokens_15',
     ],
+  },
+  // 17: the trail as a log (issue 59): sets' records written once, the events' three indexes
+  // become minute rows built per batch.
+  {
+    tables: [AUDIT_SETS_TABLE, AUDIT_MINUTES_TABLE],
+    statements: MINUTES_FROM_EVENTS,
+    only: 'postgres',
   },
 ];
 

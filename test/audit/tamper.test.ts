@@ -1,6 +1,7 @@
 /**
  * `audit verify` covers what the searches read (DESIGN §4.17): a random single-cell edit or row
- * deletion in the trail's tables (`audit_events`, `audit_set_workers`, `audit_chains`) either
+ * deletion in the trail's tables (`audit_events`, `audit_sets`, `audit_set_workers`,
+ * `audit_minutes`, `audit_chains`) either
  * fails `verify` (with the chains' heads kept outside) or changes nothing a search returns: the
  * workspace's list, "who saw this worker", by client, by operation, by time. The edits the
  * issue found passing (a workspace, a time, a set moved; a set's workers deleted; a chain cut at
@@ -20,7 +21,9 @@ const DAY = 86_400_000;
 type Row = Record<string, unknown>;
 const TABLES = {
   audit_events: ['chain_id', 'seq'],
+  audit_sets: ['day', 'set_id'],
   audit_set_workers: ['workspace_id', 'worker_id', 'day', 'set_id'],
+  audit_minutes: ['workspace_id', 'minute', 'chain_id', 'first_seq'],
   audit_chains: ['chain_id'],
 } as const;
 type TableName = keyof typeof TABLES;
@@ -83,6 +86,7 @@ for (const dialect of DIALECTS)
         { workspaceId: WS },
         { workspaceId: OTHER_WS },
         { workspaceId: WS, operation: 'list_workers' },
+        { workspaceId: WS, operation: 'get_worker' },
         { workspaceId: WS, since: now - DAY / 2 },
         { workspaceId: WS, until: now - DAY / 2 },
         { workspaceId: WS, clientId: 'none' },
@@ -141,6 +145,29 @@ for (const dialect of DIALECTS)
       await sql().run('DELETE FROM audit_set_workers WHERE worker_id = ?', [workers[0]]);
       assert.ok(await fails(), 'a set’s workers deleted');
       await restore();
+      const set = saved.audit_sets.find((row) => String(row.records).includes(workers[0]))!;
+      const records = String(set.records).replace(workers[0], workers[1]);
+      await sql().run('UPDATE audit_sets SET records = ? WHERE day = ? AND set_id = ?', [
+        records,
+        set.day,
+        set.set_id,
+      ]);
+      assert.ok(await fails(), 'a set’s records changed');
+      await restore();
+      const [minute] = saved.audit_minutes.filter(
+        (m) => m.workspace_id === WS && m.workers !== '[]',
+      );
+      for (const [name, update] of [
+        ['a minute row removed', 'DELETE FROM audit_minutes'],
+        ['its workers emptied', "UPDATE audit_minutes SET workers = '[]'"],
+        ['its operations emptied', "UPDATE audit_minutes SET operations = '[]'"],
+        ['its range cut', 'UPDATE audit_minutes SET last_seq = first_seq - 1'],
+      ]) {
+        const key = where('audit_minutes', minute);
+        await sql().run(`${update} WHERE ${key.sql}`, key.params);
+        assert.ok(await fails(), name);
+        await restore();
+      }
       const chain = String(event.chain_id);
       const last = Math.max(
         ...saved.audit_events.filter((e) => e.chain_id === chain).map((e) => Number(e.seq)),

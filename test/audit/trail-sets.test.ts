@@ -193,7 +193,7 @@ for (const dialect of DIALECTS)
   });
 
 for (const dialect of DIALECTS)
-  describe(`a trail of version 12 moves to sets (${dialect})`, () => {
+  describe(`a trail of version 12 moves to sets, then to minute rows (${dialect})`, () => {
     it('finds and verifies the events it kept, by worker', async () => {
       const h = await startHarness({ dialect, audit: true });
       try {
@@ -202,6 +202,8 @@ for (const dialect of DIALECTS)
         // The trail as version 12 left it: its tables as they were, two events, their reveals.
         const audit = auditSqlOf(h);
         for (const statement of [
+          'DROP TABLE IF EXISTS audit_minutes',
+          'DROP TABLE IF EXISTS audit_sets',
           'DROP TABLE IF EXISTS audit_set_workers',
           'DROP TABLE IF EXISTS audit_events',
           'DROP TABLE IF EXISTS audit_chains',

@@ -119,6 +119,8 @@ for (const dialect of DIALECTS)
         'CREATE INDEX time_entries_timesheet ON time_entries (timesheet_id, created_at, id)',
         // the access trail (schema version 12, PostgreSQL's)
         'DROP TABLE IF EXISTS audit_reveals',
+        'DROP TABLE IF EXISTS audit_minutes',
+        'DROP TABLE IF EXISTS audit_sets',
         'DROP TABLE IF EXISTS audit_set_workers',
         'DROP TABLE IF EXISTS audit_events',
         'DROP TABLE IF EXISTS audit_chains',
@@ -188,6 +190,8 @@ for (const dialect of DIALECTS)
         'DROP TABLE period_zones',
         // the access trail (schema version 12, PostgreSQL's)
         'DROP TABLE IF EXISTS audit_reveals',
+        'DROP TABLE IF EXISTS audit_minutes',
+        'DROP TABLE IF EXISTS audit_sets',
         'DROP TABLE IF EXISTS audit_set_workers',
         'DROP TABLE IF EXISTS audit_events',
         'DROP TABLE IF EXISTS audit_chains',
@@ -242,6 +246,8 @@ for (const dialect of DIALECTS)
         "DELETE FROM audience_changes WHERE type = 'invoice' AND reason IS NULL",
         // the access trail (schema version 12, PostgreSQL's)
         'DROP TABLE IF EXISTS audit_reveals',
+        'DROP TABLE IF EXISTS audit_minutes',
+        'DROP TABLE IF EXISTS audit_sets',
         'DROP TABLE IF EXISTS audit_set_workers',
         'DROP TABLE IF EXISTS audit_events',
         'DROP TABLE IF EXISTS audit_chains',
@@ -273,6 +279,9 @@ for (const dialect of DIALECTS)
       for (const sql of [
         `CREATE INDEX report_time_entries_org_unit ON report_time_entries (workspace_id, org_unit_key, ${grouped})`,
         `CREATE INDEX report_time_entries_supplier ON report_time_entries (workspace_id, supplier_ref, ${grouped})`,
+        // the trail as schema 16 left it (PostgreSQL's: 17 makes these)
+        'DROP TABLE IF EXISTS audit_minutes',
+        'DROP TABLE IF EXISTS audit_sets',
         dialect === 'sqlite'
           ? 'PRAGMA user_version = 13'
           : 'DELETE FROM schema_version WHERE version >= 14',
@@ -302,6 +311,9 @@ for (const dialect of DIALECTS.filter((d) => d === 'postgres'))
       const index = 'oauth_records_model_expiry';
       assert.ok((await indexNames(db, 'oauth_records')).includes(index));
       await db.store.run(`DROP INDEX ${index}`);
+      // the trail as schema 16 left it (17 makes these)
+      for (const table of ['audit_minutes', 'audit_sets'])
+        await db.store.run(`DROP TABLE IF EXISTS ${table}`);
       await db.store.run('DELETE FROM schema_version WHERE version >= 15');
       await db.store.migrate();
       assert.ok((await indexNames(db, 'oauth_records')).includes(index));
@@ -325,6 +337,9 @@ for (const dialect of DIALECTS)
         `CREATE TABLE tokens (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE, role TEXT NOT NULL,
            worker_id TEXT, supplier_id TEXT, scopes TEXT NOT NULL, expires_at TEXT, revoked_at TEXT, created_at TEXT NOT NULL)`,
         `INSERT INTO tokens (${columns}) VALUES ('tok_old', 'ws_business', 'hash', 'staff', NULL, NULL, 'read:workforce', NULL, NULL, '2026-01-01T00:00:00.000Z')`,
+        // the trail as schema 16 left it (PostgreSQL's: 17 makes these)
+        'DROP TABLE IF EXISTS audit_minutes',
+        'DROP TABLE IF EXISTS audit_sets',
         dialect === 'sqlite'
           ? 'PRAGMA user_version = 15'
           : 'DELETE FROM schema_version WHERE version >= 16',

@@ -8,7 +8,9 @@ import { SqlStore } from '../sql-store.js';
 import { TABLES_HOLDING_NAMES } from '../sql/erasure.js';
 import type { FactSnapshot, PoolState, Row } from '../store.js';
 import { insertSql, migrationSql } from '../dialect.js';
+import type { AuditSql } from '../sql/audit/audit-records.js';
 import { copyRows } from './copy-rows.js';
+import { runBatch } from './pg-batch.js';
 import { postgresDialect } from './postgres-dialect.js';
 
 /** Errors that mean the database is out of reach, not that the query was wrong. */
@@ -142,6 +144,17 @@ export class PostgresStore extends SqlStore {
     } catch (error) {
       throw translate(error);
     }
+  }
+
+  /** The access trail's batches each in one transaction (pg-batch.ts). */
+  protected override auditSql(): AuditSql {
+    return {
+      ...super.auditSql(),
+      runBatch: (batch) =>
+        runBatch(this.pool, (sql, params) => this.query(sql, params), batch).catch((error) => {
+          throw translate(error);
+        }),
+    };
   }
 
   async migrate(): Promise<void> {

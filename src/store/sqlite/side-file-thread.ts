@@ -1,5 +1,11 @@
 import { Worker } from 'node:worker_threads';
 
+/** A statement and its parameters. */
+export interface Statement {
+  sql: string;
+  params: readonly unknown[];
+}
+
 /** A write the thread has not answered yet. */
 interface Pending {
   resolve: (changes: number) => void;
@@ -21,12 +27,21 @@ export class SideFileThread {
   ) {}
 
   run(sql: string, params: readonly unknown[]): Promise<number> {
+    return this.post({ sql, params });
+  }
+
+  /** Runs the statements in one transaction (all or none; one commit): their changes. */
+  runBatch(batch: readonly Statement[]): Promise<number> {
+    return this.post({ batch });
+  }
+
+  private post(message: Statement | { batch: readonly Statement[] }): Promise<number> {
     const { worker, pending } = (this.current ??= this.start());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, sql, params });
+      worker.postMessage({ id, ...message });
     });
   }
 

@@ -27,23 +27,45 @@ db.pragma(`cache_size = -${WRITER_CACHE_KB}`);
 const STATEMENTS = 64;
 const statements = new Map<string, Database.Statement>();
 
-parentPort?.on('message', (message: { id: number; sql: string; params: unknown[] } | 'close') => {
-  if (message === 'close') {
-    db.close();
-    parentPort?.close();
-    return;
+const prepared = (sql: string): Database.Statement => {
+  let statement = statements.get(sql);
+  if (!statement) {
+    const oldest = statements.size >= STATEMENTS ? statements.keys().next().value : undefined;
+    if (oldest !== undefined) statements.delete(oldest);
+    statements.set(sql, (statement = db.prepare(sql)));
   }
-  const { id, sql, params } = message;
-  try {
-    let statement = statements.get(sql);
-    if (!statement) {
-      const oldest = statements.size >= STATEMENTS ? statements.keys().next().value : undefined;
-      if (oldest !== undefined) statements.delete(oldest);
-      statements.set(sql, (statement = db.prepare(sql)));
-    }
-    parentPort?.postMessage({ id, changes: statement.run(...params).changes });
-  } catch (error) {
-    const { message: text, code } = error as { message: string; code?: string };
-    parentPort?.postMessage({ id, error: text, code });
-  }
+  return statement;
+};
+
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** A batch's statements in one transaction: one commit, all or none (the trail's batches). */
+const runBatch = db.transaction((batch: Statement[]) => {
+  let changes = 0;
+  for (const { sql, params } of batch) changes += prepared(sql).run(...params).changes;
+  return changes;
 });
+
+parentPort?.on(
+  'message',
+  (message: ({ id: number } & (Statement | { batch: Statement[] })) | 'close') => {
+    if (message === 'close') {
+      db.close();
+      parentPort?.close();
+      return;
+    }
+    try {
+      const changes =
+        'batch' in message
+          ? runBatch(message.batch)
+          : prepared(message.sql).run(...message.params).changes;
+      parentPort?.postMessage({ id: message.id, changes });
+    } catch (error) {
+      const { message: text, code } = error as { message: string; code?: string };
+      parentPort?.postMessage({ id: message.id, error: text, code });
+    }
+  },
+);

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { createIndexSql, createTableSql } from '../dialect.js';
 import type { Row } from '../store.js';
 import type { Table } from '../table.js';
-import { SideFileThread } from './side-file-thread.js';
+import { SideFileThread, type Statement } from './side-file-thread.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 
 /** How long a write to a side file may wait for another server's write (ms). */
@@ -28,6 +28,8 @@ export interface SideFile {
   get(sql: string, params: readonly unknown[]): Promise<Row | null>;
   all(sql: string, params: readonly unknown[]): Promise<Row[]>;
   run(sql: string, params: readonly unknown[]): Promise<number>;
+  /** Runs the statements in one transaction (all or none, one commit): their changes. */
+  runBatch(batch: readonly Statement[]): Promise<number>;
   /** Writes the WAL into the file and truncates it (after an erasure: no old page left in it). */
   checkpoint(): void;
   close(): void;
@@ -96,6 +98,15 @@ export function openSideFile(
     run: thread
       ? (sql, params) => thread.run(sql, params)
       : async (sql, params) => prepare(sql).run(...params).changes,
+    runBatch: thread
+      ? (batch) => thread.runBatch(batch)
+      : async (batch) =>
+          db.transaction(() =>
+            batch.reduce(
+              (changes, { sql, params }) => changes + prepare(sql).run(...params).changes,
+              0,
+            ),
+          )(),
     checkpoint: () => {
       db.pragma('wal_checkpoint(TRUNCATE)');
     },

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StoreBusyError } from '../../errors.js';
-import { createTableSql, insertSql, migrationSql } from '../dialect.js';
+import { createIndexSql, createTableSql, insertSql, migrationSql } from '../dialect.js';
 import type { VersionedWrite } from '../load/load.js';
 import type { WriteSession } from '../load/write-session.js';
 import { MIGRATIONS } from '../schema.js';
@@ -14,8 +14,11 @@ import { ReportPool, REPORT_WORKERS } from './report-pool.js';
 import { openOAuthFile } from './oauth-file.js';
 import { openSideFile, type SideFile } from './side-file.js';
 import {
+  AUDIT_MINUTES_TABLE,
+  AUDIT_SETS_TABLE,
   AUDIT_SET_WORKERS_TABLE,
   AUDIT_TABLES,
+  MINUTES_FROM_EVENTS,
   REVEALS_TO_SETS,
 } from '../sql/audit/audit-tables.js';
 import type { AuditSql } from '../sql/audit/audit-records.js';
@@ -112,6 +115,12 @@ export class SqliteStore extends SqlStore {
         (db) => {
           db.exec(createTableSql(sqliteDialect, AUDIT_SET_WORKERS_TABLE));
           for (const statement of REVEALS_TO_SETS) db.exec(statement);
+        },
+        // 2 to 3: the per-event indexes become minute rows (issue 59).
+        (db) => {
+          for (const table of [AUDIT_SETS_TABLE, AUDIT_MINUTES_TABLE])
+            db.exec([createTableSql(sqliteDialect, table), ...createIndexSql(table)].join(';\n'));
+          for (const statement of MINUTES_FROM_EVENTS) db.exec(statement);
         },
       ],
       // An event per answered request: written off the event loop.

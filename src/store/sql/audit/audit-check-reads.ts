@@ -3,7 +3,9 @@
  * accounts for (a chain's row removed, events before its anchor), each UTC day's sets and their
  * workers ("who saw this worker" reads them), and the chains' heads. Each read is an index range.
  */
-import { MS_PER_DAY } from './audit-tables.js';
+import { MINUTE_EVENTS, MS_PER_DAY, MS_PER_MINUTE } from './audit-tables.js';
+
+const MINUTES_PER_DAY = MS_PER_DAY / MS_PER_MINUTE;
 
 type Row = Record<string, unknown>;
 
@@ -27,6 +29,19 @@ export interface DaySet {
   seq: number;
 }
 
+/** A row of `audit_minutes`: a batch's events of one workspace and minute, and what appears. */
+export interface MinuteRow {
+  workspaceId: string;
+  minute: number;
+  chainId: string;
+  firstSeq: number;
+  lastSeq: number;
+  /** JSON arrays; null for any (a trail migrated from before schema 17). */
+  clients: string | null;
+  operations: string | null;
+  workers: string | null;
+}
+
 /** A row of `audit_set_workers` of one day. */
 export interface DaySetWorker {
   workspaceId: string;
@@ -43,10 +58,15 @@ export interface AuditCheckReads {
   auditHashAt(chainId: string, seq: number): Promise<string | null>;
   /** The next UTC day from `day` on with an event or a set row; null when none is. */
   auditNextDay(day: number): Promise<number | null>;
-  /** The sets a day's events named (each with one of its events), by workspace. */
+  /** The sets a day's events named (each with one of its events per chain), by workspace. */
   auditDaySets(day: number): Promise<DaySet[]>;
-  /** The canonical JSON of an event that named `setId` on `day` (its records say the workers). */
-  auditSetEvent(setId: string, day: number): Promise<string | null>;
+  /**
+   * What says a set's records on `day`: `{"revealed":[…]}`, from its `audit_sets` row or, when it
+   * has none (a trail of before schema 17), from the event `set` names; null when neither is.
+   */
+  auditSetEvent(set: DaySet, day: number): Promise<string | null>;
+  /** A chain's minute rows whose ranges begin after `afterSeq` and at or before `upToSeq`. */
+  auditChainMinutes(chainId: string, afterSeq: number, upToSeq: number): Promise<MinuteRow[]>;
   /** The day's rows of `audit_set_workers`. */
   auditDaySetWorkers(day: number): Promise<DaySetWorker[]>;
   /** Each chain's head: its last event, or its anchor when it holds none. */
@@ -54,7 +74,6 @@ export interface AuditCheckReads {
 }
 
 export function auditCheckReads(sql: Sql): AuditCheckReads {
-  const dayRange = (day: number) => [day * MS_PER_DAY, (day + 1) * MS_PER_DAY];
   return {
     async auditEventChains() {
       const chains: string[] = [];
@@ -84,27 +103,28 @@ export function auditCheckReads(sql: Sql): AuditCheckReads {
       return row ? String(row.hash) : null;
     },
     async auditNextDay(day) {
-      const [event] = await sql.all('SELECT MIN(at) AS at FROM audit_events WHERE at >= ?', [
-        day * MS_PER_DAY,
-      ]);
+      const [minute] = await sql.all(
+        'SELECT MIN(minute) AS minute FROM audit_minutes WHERE minute >= ?',
+        [day * MINUTES_PER_DAY],
+      );
       const [set] = await sql.all('SELECT MIN(day) AS day FROM audit_set_workers WHERE day >= ?', [
         day,
       ]);
       const days = [
-        event?.at === null || event?.at === undefined
+        minute?.minute === null || minute?.minute === undefined
           ? null
-          : Math.floor(Number(event.at) / MS_PER_DAY),
+          : Math.floor(Number(minute.minute) / MINUTES_PER_DAY),
         set?.day === null || set?.day === undefined ? null : Number(set.day),
       ].filter((d): d is number => d !== null);
       return days.length === 0 ? null : Math.min(...days);
     },
     async auditDaySets(day) {
       const rows = await sql.all(
-        `SELECT workspace_id, revealed_set, MIN(chain_id) AS chain_id, MIN(seq) AS seq
-           FROM audit_events WHERE at >= ? AND at < ? AND revealed_set IS NOT NULL
-            AND workspace_id IS NOT NULL
-           GROUP BY workspace_id, revealed_set`,
-        dayRange(day),
+        `SELECT e.workspace_id, e.revealed_set, e.chain_id, MIN(e.seq) AS seq FROM ${MINUTE_EVENTS}
+           WHERE m.minute >= ? AND m.minute < ? AND e.revealed_set IS NOT NULL
+            AND e.workspace_id IS NOT NULL
+           GROUP BY e.workspace_id, e.revealed_set, e.chain_id`,
+        [day * MINUTES_PER_DAY, (day + 1) * MINUTES_PER_DAY],
       );
       return rows.map((row) => ({
         workspaceId: String(row.workspace_id),
@@ -113,12 +133,34 @@ export function auditCheckReads(sql: Sql): AuditCheckReads {
         seq: Number(row.seq),
       }));
     },
-    async auditSetEvent(setId, day) {
-      const [row] = await sql.all(
-        'SELECT event FROM audit_events WHERE revealed_set = ? AND at >= ? AND at < ? LIMIT 1',
-        [setId, ...dayRange(day)],
+    async auditSetEvent(set, day) {
+      const [stored] = await sql.all(
+        'SELECT records FROM audit_sets WHERE day = ? AND set_id = ?',
+        [day, set.setId],
       );
+      if (stored) return `{"revealed":${String(stored.records)}}`;
+      const [row] = await sql.all('SELECT event FROM audit_events WHERE chain_id = ? AND seq = ?', [
+        set.chainId,
+        set.seq,
+      ]);
       return row ? String(row.event) : null;
+    },
+    async auditChainMinutes(chainId, afterSeq, upToSeq) {
+      const rows = await sql.all(
+        `SELECT * FROM audit_minutes WHERE chain_id = ? AND first_seq > ? AND first_seq <= ?
+          ORDER BY first_seq`,
+        [chainId, afterSeq, upToSeq],
+      );
+      return rows.map((row) => ({
+        workspaceId: String(row.workspace_id),
+        minute: Number(row.minute),
+        chainId: String(row.chain_id),
+        firstSeq: Number(row.first_seq),
+        lastSeq: Number(row.last_seq),
+        clients: row.clients === null ? null : String(row.clients),
+        operations: row.operations === null ? null : String(row.operations),
+        workers: row.workers === null ? null : String(row.workers),
+      }));
     },
     async auditDaySetWorkers(day) {
       const rows = await sql.all(

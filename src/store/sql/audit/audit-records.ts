@@ -1,35 +1,43 @@
 import { insertSql } from '../../dialect.js';
 import { auditCheckReads, type AuditCheckReads } from './audit-check-reads.js';
 import { columnNames } from '../../table.js';
+import { minuteRowsOf, SetRows, type EventPlace } from './audit-batch-rows.js';
+import { searchAuditEvents, type AuditQuery } from './audit-search.js';
 import {
   AUDIT_CHAINS_TABLE,
   AUDIT_EVENTS_TABLE,
+  AUDIT_MINUTES_TABLE,
+  AUDIT_SETS_TABLE,
   AUDIT_SET_WORKERS_TABLE,
+  EVENT_SET,
   MS_PER_DAY,
 } from './audit-tables.js';
+import { withRecords } from './set-records.js';
 
 /** A row as the store's primitives give it (store.ts imports this part: no import back). */
 type Row = Record<string, unknown>;
 
 /** One event as stored: its place in its chain, what queries filter on, the event and its hashes. */
-export interface StoredAuditEvent {
-  chainId: string;
-  seq: number;
-  at: number;
-  workspaceId: string | null;
-  clientId: string | null;
-  operation: string | null;
-  /** The set of records it revealed (a digest of them), null when it revealed none. */
-  revealedSet: string | null;
-  /** The event's canonical JSON, the bytes its hash covers with `prev`. */
+export interface StoredAuditEvent extends EventPlace {
+  /**
+   * The event's canonical JSON, the bytes its hash covers with `prev`; its records named by set
+   * (`"revealed":{"set":id}`) or, written before schema 17, inline. A search's events have their
+   * set's records in it (as its canonical JSON with them inline).
+   */
   event: string;
   prev: string;
   hash: string;
+  /** The records of the set the event names (`audit_sets`), as a chain's walk reads them. */
+  records?: string;
 }
 
-/** An event to append: as stored, and the workers its set names (for "who saw this worker"). */
-export interface NewAuditEvent extends StoredAuditEvent {
+/**
+ * An event to append: as stored, the workers its set names (for "who saw this worker") and, when
+ * its JSON names its records by set, their canonical JSON (written once a day per set).
+ */
+export interface NewAuditEvent extends Omit<StoredAuditEvent, 'records'> {
   workers: readonly string[];
+  records?: string | null;
 }
 
 export interface AuditChain {
@@ -41,24 +49,7 @@ export interface AuditChain {
   firstSeq: number;
 }
 
-/** What the trail's readers ask for, newest first; every filter optional. */
-export interface AuditQuery {
-  workspaceId?: string;
-  /** Events at or after, and before, these instants (ms). */
-  since?: number;
-  until?: number;
-  /**
-   * Events that revealed this worker or a record naming it, in `workspaceId`, else in any of
-   * `workspaceIds` (ids are unique across workspaces: the CLI's `--worker` alone).
-   */
-  workerId?: string;
-  workspaceIds?: readonly string[];
-  clientId?: string;
-  operation?: string;
-  /** Where the previous page ended: events strictly older than this place. */
-  before?: readonly [at: number, chainId: string, seq: number];
-  limit: number;
-}
+export type { AuditQuery } from './audit-search.js';
 
 /** The access trail's store part (DESIGN §4.17), both stores. */
 export interface AuditRecords extends AuditCheckReads {
@@ -79,10 +70,17 @@ export interface AuditRecords extends AuditCheckReads {
   pruneAuditEvents(before: number): Promise<number>;
 }
 
+/** A set's rows and a batch's minute rows are written once: their keys. */
+const SET_KEY = AUDIT_SETS_TABLE.primaryKey;
+const WORKERS_KEY = AUDIT_SET_WORKERS_TABLE.primaryKey;
+const MINUTES_KEY = AUDIT_MINUTES_TABLE.primaryKey;
+
 /** The SQL primitives the part runs on (`?` placeholders; one dialect each). */
 export interface AuditSql {
   all(sql: string, params: readonly unknown[]): Promise<Row[]>;
   run(sql: string, params: readonly unknown[]): Promise<number>;
+  /** The statements in one transaction (one commit, all or none), where the store has it. */
+  runBatch?(batch: readonly { sql: string; params: readonly unknown[] }[]): Promise<number>;
 }
 
 /**
@@ -105,17 +103,10 @@ export function chunkSizes(rows: number): number[] {
   }
   return sizes;
 }
-/** Sets whose workers this process wrote, remembered (then forgotten all at once) up to this many. */
-const KNOWN_SETS = 100_000;
-/** A set's workers, once per (workspace, day, set): repeats of the same answer write nothing. */
-const SET_KEY = ['workspace_id', 'worker_id', 'day', 'set_id'];
-
 const EVENT_COLUMNS = columnNames(AUDIT_EVENTS_TABLE);
+const SET_COLUMNS = columnNames(AUDIT_SETS_TABLE);
 const SET_WORKER_COLUMNS = columnNames(AUDIT_SET_WORKERS_TABLE);
-
-/** A worker's page of at most this many events is chosen by places before it is read. */
-const CHOSEN_FIRST = 1000;
-const NEWEST_FIRST = 'e.at DESC, e.chain_id DESC, e.seq DESC';
+const MINUTE_COLUMNS = columnNames(AUDIT_MINUTES_TABLE);
 
 const toEvent = (row: Row): StoredAuditEvent => ({
   chainId: String(row.chain_id),
@@ -128,74 +119,33 @@ const toEvent = (row: Row): StoredAuditEvent => ({
   event: String(row.event),
   prev: String(row.prev),
   hash: String(row.hash),
+  ...(row.set_records === null || row.set_records === undefined
+    ? {}
+    : { records: String(row.set_records) }),
 });
 
-async function insertChunked(
-  sql: AuditSql,
+/** An event as readers see it: its set's records in its JSON (what its set id digests). */
+const toReadEvent = (row: Row): StoredAuditEvent => {
+  const { records, ...event } = toEvent(row);
+  return records === undefined ? event : { ...event, event: withRecords(event.event, records) };
+};
+
+/** A batch's inserts of `rows`: chunks of the sizes chunkSizes says (each a prepared shape). */
+function insertsOf(
   table: string,
   columns: readonly string[],
   rows: readonly unknown[][],
   ignoreKey?: readonly string[],
-): Promise<void> {
+): { sql: string; params: unknown[] }[] {
   let start = 0;
-  for (const size of chunkSizes(rows.length)) {
-    const chunk = rows.slice(start, (start += size));
-    await sql.run(insertSql(table, columns, size, ignoreKey, 'ignore'), chunk.flat());
-  }
-}
-
-/** The filters of a query as SQL over `e` (audit_events), and `s` (audit_set_workers) for a worker. */
-function whereOf(query: AuditQuery): { from: string; where: string[]; params: unknown[] } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  let from = 'audit_events e';
-  const at = 'e.at';
-  if (query.workerId !== undefined) {
-    // The sets naming the worker, each day's, then the events of that day that revealed the set.
-    from = `audit_set_workers s JOIN audit_events e ON e.revealed_set = s.set_id
-      AND e.at >= CAST(s.day AS BIGINT) * ${MS_PER_DAY} AND e.at < CAST(s.day + 1 AS BIGINT) * ${MS_PER_DAY}
-      AND e.workspace_id = s.workspace_id`;
-    const workspaces =
-      query.workspaceId === undefined ? (query.workspaceIds ?? []) : [query.workspaceId];
-    where.push(
-      workspaces.length === 0
-        ? '1 = 0'
-        : `s.workspace_id IN (${workspaces.map(() => '?').join(', ')})`,
-      's.worker_id = ?',
-    );
-    params.push(...workspaces, query.workerId);
-    if (query.since !== undefined) {
-      where.push('s.day >= ?');
-      params.push(Math.floor(query.since / MS_PER_DAY));
-    }
-    // The sets of days after the page's end (or the period's) hold none of its events.
-    const last = Math.min(query.until ?? Infinity, query.before?.[0] ?? Infinity);
-    if (last !== Infinity) {
-      where.push('s.day <= ?');
-      params.push(Math.floor(last / MS_PER_DAY));
-    }
-  } else if (query.workspaceId !== undefined) {
-    where.push('e.workspace_id = ?');
-    params.push(query.workspaceId);
-  }
-  const filter = (condition: string, value: unknown) => {
-    where.push(condition);
-    params.push(value);
-  };
-  if (query.since !== undefined) filter(`${at} >= ?`, query.since);
-  if (query.until !== undefined) filter(`${at} < ?`, query.until);
-  if (query.clientId !== undefined) filter('e.client_id = ?', query.clientId);
-  if (query.operation !== undefined) filter('e.operation = ?', query.operation);
-  if (query.before) {
-    const [beforeAt, chainId, seq] = query.before;
-    where.push(`(${at} < ? OR (${at} = ? AND (e.chain_id < ? OR (e.chain_id = ? AND e.seq < ?))))`);
-    params.push(beforeAt, beforeAt, chainId, chainId, seq);
-  }
-  return { from, where, params };
+  return chunkSizes(rows.length).map((size) => ({
+    sql: insertSql(table, columns, size, ignoreKey, 'ignore'),
+    params: rows.slice(start, (start += size)).flat(),
+  }));
 }
 
 export function auditRecords(sql: AuditSql): AuditRecords {
-  const knownSets = new Set<string>();
+  const setRows = new SetRows();
   return {
     ...auditCheckReads(sql),
     async startAuditChain(chain) {
@@ -207,49 +157,39 @@ export function auditRecords(sql: AuditSql): AuditRecords {
       ]);
     },
     async appendAuditEvents(events) {
-      const setWorkers: unknown[][] = [];
-      const written: string[] = [];
-      for (const e of events) {
-        if (e.workspaceId === null || e.revealedSet === null || e.workers.length === 0) continue;
-        const day = Math.floor(e.at / MS_PER_DAY);
-        const key = `${e.workspaceId} ${day} ${e.revealedSet}`;
-        if (knownSets.has(key)) continue;
-        knownSets.add(key);
-        written.push(key);
-        for (const worker of new Set(e.workers))
-          setWorkers.push([e.workspaceId, worker, day, e.revealedSet]);
-      }
+      // One transaction where the store has them (group commit: all or none); else the sets and
+      // minute rows first, so that no event is ever without them. A batch tried again writes
+      // the same rows again, which their keys take once.
+      const { sets, setWorkers, forget } = setRows.of(events);
+      const statements = [
+        ...insertsOf(AUDIT_SETS_TABLE.name, SET_COLUMNS, sets, SET_KEY),
+        ...insertsOf(AUDIT_SET_WORKERS_TABLE.name, SET_WORKER_COLUMNS, setWorkers, WORKERS_KEY),
+        ...insertsOf(AUDIT_MINUTES_TABLE.name, MINUTE_COLUMNS, minuteRowsOf(events), MINUTES_KEY),
+        ...insertsOf(
+          AUDIT_EVENTS_TABLE.name,
+          EVENT_COLUMNS,
+          events.map((e) => [
+            e.chainId,
+            e.seq,
+            e.at,
+            e.workspaceId,
+            e.clientId,
+            e.operation,
+            e.revealedSet,
+            e.event,
+            e.prev,
+            e.hash,
+          ]),
+        ),
+      ];
       try {
-        await insertChunked(
-          sql,
-          AUDIT_SET_WORKERS_TABLE.name,
-          SET_WORKER_COLUMNS,
-          setWorkers,
-          SET_KEY,
-        );
+        if (sql.runBatch) await sql.runBatch(statements);
+        else for (const { sql: text, params } of statements) await sql.run(text, params);
       } catch (error) {
-        // Not written: written again with the batch, when it is tried again.
-        for (const key of written) knownSets.delete(key);
+        // Not written (or not all): written again with the batch, when it is tried again.
+        forget();
         throw error;
       }
-      if (knownSets.size > KNOWN_SETS) knownSets.clear();
-      await insertChunked(
-        sql,
-        AUDIT_EVENTS_TABLE.name,
-        EVENT_COLUMNS,
-        events.map((e) => [
-          e.chainId,
-          e.seq,
-          e.at,
-          e.workspaceId,
-          e.clientId,
-          e.operation,
-          e.revealedSet,
-          e.event,
-          e.prev,
-          e.hash,
-        ]),
-      );
     },
     async auditChains() {
       const rows = await sql.all('SELECT * FROM audit_chains ORDER BY started_at, chain_id', []);
@@ -262,27 +202,14 @@ export function auditRecords(sql: AuditSql): AuditRecords {
     },
     async auditChainEvents(chainId, afterSeq, limit) {
       const rows = await sql.all(
-        'SELECT * FROM audit_events WHERE chain_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+        `SELECT e.*, st.records AS set_records FROM audit_events e ${EVENT_SET}
+          WHERE e.chain_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,
         [chainId, afterSeq, limit],
       );
       return rows.map(toEvent);
     },
     async listAuditEvents(query) {
-      const { from, where, params } = whereOf(query);
-      const filtered = `FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
-      // A worker's events are found through its sets, then ordered. A page of a few (the API's)
-      // is chosen by its events' places alone, then only its events are read whole; a page of
-      // thousands (the CLI's) is read in one pass: 50 of the busiest worker's 12,587 events over
-      // 10 million in 137 ms (163 in one pass), 10,000 in 191-257 ms (248-367 chosen first).
-      const rows = await sql.all(
-        query.workerId === undefined || query.limit > CHOSEN_FIRST
-          ? `SELECT e.* ${filtered} ORDER BY ${NEWEST_FIRST} LIMIT ?`
-          : `SELECT e.* FROM audit_events e WHERE (e.chain_id, e.seq) IN
-              (SELECT e.chain_id, e.seq ${filtered} ORDER BY ${NEWEST_FIRST} LIMIT ?)
-            ORDER BY ${NEWEST_FIRST}`,
-        [...params, query.limit],
-      );
-      return rows.map(toEvent);
+      return (await searchAuditEvents(sql, query)).map(toReadEvent);
     },
     async pruneAuditEvents(before) {
       let removed = 0;
@@ -308,6 +235,11 @@ export function auditRecords(sql: AuditSql): AuditRecords {
           chain.chainId,
           firstSeq,
         ]);
+        // Minute rows whose events all went find nothing more.
+        await sql.run('DELETE FROM audit_minutes WHERE chain_id = ? AND last_seq < ?', [
+          chain.chainId,
+          firstSeq,
+        ]);
         await sql.run('UPDATE audit_chains SET anchor = ?, first_seq = ? WHERE chain_id = ?', [
           anchor,
           firstSeq,
@@ -315,9 +247,8 @@ export function auditRecords(sql: AuditSql): AuditRecords {
         ]);
       }
       // The sets of days before `before`'s own: no event kept can name them.
-      await sql.run('DELETE FROM audit_set_workers WHERE day < ?', [
-        Math.floor(before / MS_PER_DAY),
-      ]);
+      for (const table of ['audit_set_workers', 'audit_sets'])
+        await sql.run(`DELETE FROM ${table} WHERE day < ?`, [Math.floor(before / MS_PER_DAY)]);
       return removed;
     },
   };

@@ -8,11 +8,20 @@
  *   `prev` of the oldest event retention left; the chain's own start before that).
  * - `audit_events`: one row per answered request: its chain and place, when, its workspace, client
  *   and operation, the records it revealed as a set (`revealed_set`), the event, `prev` and `hash`.
+ *   An event's JSON names its records by set (`"revealed":{"set":id}`; an event written before
+ *   schema 17 holds them inline). The table has its key alone: no index per event (issue 59).
+ * - `audit_sets`: a set's records (their canonical JSON, whose digest is the set's id), written
+ *   once a day per set: a page of 50 read again and again is one row a day, not 4 kB an event.
  * - `audit_set_workers`: "who saw this worker" as one index range: the workers each set of
  *   revealed records names. A set is the records an answer carried, in one workspace on one UTC
  *   day (its id a digest of the three): an answer given again (a list page read every minute, a
  *   cached repeat) names the same set, so its workers are written once a day, not once per
  *   request. Sets of a day go with that day's events (retention).
+ * - `audit_minutes`: what searches find events by, built per batch (issue 59): for each batch,
+ *   workspace and UTC minute, the range of places in the chain its events hold and which
+ *   clients, operations and workers appear there (JSON arrays; null, in a trail migrated from
+ *   before, for "any"). A search reads the rows of its workspace and minutes, then the events in
+ *   their ranges, which it filters exactly: one row per batch, not three B-tree entries per event.
  */
 import type { Table } from '../../table.js';
 
@@ -42,10 +51,39 @@ export const AUDIT_EVENTS_TABLE: Table = {
     hash: 'text!',
   },
   primaryKey: ['chain_id', 'seq'],
+};
+
+export const AUDIT_SETS_TABLE: Table = {
+  name: 'audit_sets',
+  columns: {
+    /** The UTC day of the events that named it, as days since the epoch (retention). */
+    day: 'integer!',
+    set_id: 'text!',
+    /** The records' canonical JSON: its digest is `set_id` (verify checks it). */
+    records: 'text!',
+  },
+  primaryKey: ['day', 'set_id'],
+};
+
+export const AUDIT_MINUTES_TABLE: Table = {
+  name: 'audit_minutes',
+  columns: {
+    /** '' for events of no workspace. */
+    workspace_id: 'text!',
+    /** The UTC minute, as minutes since the epoch. */
+    minute: 'bigint!',
+    chain_id: 'text!',
+    first_seq: 'bigint!',
+    last_seq: 'bigint!',
+    clients: 'text',
+    operations: 'text',
+    workers: 'text',
+  },
+  primaryKey: ['workspace_id', 'minute', 'chain_id', 'first_seq'],
+  clustered: true,
   indexes: {
-    audit_events_workspace: { columns: ['workspace_id', 'at'] },
-    audit_events_at: { columns: ['at'] },
-    audit_events_set: { columns: ['revealed_set', 'at'] },
+    audit_minutes_minute: { columns: ['minute'] },
+    audit_minutes_chain: { columns: ['chain_id', 'first_seq'] },
   },
 };
 
@@ -66,7 +104,9 @@ export const AUDIT_SET_WORKERS_TABLE: Table = {
 export const AUDIT_TABLES: readonly Table[] = [
   AUDIT_CHAINS_TABLE,
   AUDIT_EVENTS_TABLE,
+  AUDIT_SETS_TABLE,
   AUDIT_SET_WORKERS_TABLE,
+  AUDIT_MINUTES_TABLE,
 ];
 
 /**
@@ -75,6 +115,7 @@ export const AUDIT_TABLES: readonly Table[] = [
  */
 const AUDIT_EVENTS_12: Table = {
   ...AUDIT_EVENTS_TABLE,
+  // Schema 13 added `audit_events_set`; schema 17 (MINUTES_FROM_EVENTS) dropped the three.
   columns: Object.fromEntries(
     Object.entries(AUDIT_EVENTS_TABLE.columns).filter(([name]) => name !== 'revealed_set'),
   ),
@@ -104,6 +145,16 @@ export const AUDIT_TABLES_12: readonly Table[] = [
 
 /** A set's day is its events' UTC day: `at` over this. */
 export const MS_PER_DAY = 86_400_000;
+/** A minute row's minute is its events' `at` over this. */
+export const MS_PER_MINUTE = 60_000;
+
+/** A minute row's (`m`) events (`e`): its chain, its places, its workspace and minute. */
+export const MINUTE_EVENTS = `audit_minutes m JOIN audit_events e ON e.chain_id = m.chain_id
+  AND e.seq >= m.first_seq AND e.seq <= m.last_seq AND COALESCE(e.workspace_id, '') = m.workspace_id
+  AND e.at >= m.minute * ${MS_PER_MINUTE} AND e.at < (m.minute + 1) * ${MS_PER_MINUTE}`;
+/** The set an event (`e`) names (`st`), whose records readers see in its JSON. */
+export const EVENT_SET = `LEFT JOIN audit_sets st ON st.set_id = e.revealed_set
+  AND st.day = e.at / ${MS_PER_DAY}`;
 
 /**
  * From version 12's reveals to sets (after `audit_set_workers` is made): each event that revealed
@@ -118,4 +169,20 @@ export const REVEALS_TO_SETS: readonly string[] = [
      SELECT workspace_id, worker_id, at / ${MS_PER_DAY}, 'event:' || chain_id || ':' || seq FROM audit_reveals`,
   'DROP TABLE audit_reveals',
   'CREATE INDEX IF NOT EXISTS audit_events_set ON audit_events (revealed_set, at)',
+];
+
+/**
+ * From the per-event indexes to minute rows (schema 17, `-audit` version 3; after `audit_sets`
+ * and `audit_minutes` are made): each chain's events of one workspace and minute become one row
+ * over their places, its lists null ("any": a search filters those events exactly, as it does
+ * all), then the three indexes go. The events stay as they are: their JSON holds their records
+ * inline, which readers and verify take as they come. The same SQL on both stores.
+ */
+export const MINUTES_FROM_EVENTS: readonly string[] = [
+  `INSERT INTO audit_minutes (workspace_id, minute, chain_id, first_seq, last_seq)
+     SELECT COALESCE(workspace_id, ''), at / ${MS_PER_MINUTE}, chain_id, MIN(seq), MAX(seq)
+       FROM audit_events GROUP BY COALESCE(workspace_id, ''), at / ${MS_PER_MINUTE}, chain_id`,
+  'DROP INDEX IF EXISTS audit_events_workspace',
+  'DROP INDEX IF EXISTS audit_events_at',
+  'DROP INDEX IF EXISTS audit_events_set',
 ];
