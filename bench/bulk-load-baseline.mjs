@@ -1,7 +1,7 @@
 // The hand-written baseline of bench/bulk-load.mjs: the same CSV files read line by line, each
 // line split at its commas (the bench writes no quoted field), and inserted with prepared
 // statements in one transaction into a fresh SQLite file whose tables have the same columns
-// (workspace_id included) and their primary keys only (rowid tables, as the store's); WAL, synchronous = NORMAL. What an import
+// (workspace_id included) and their primary keys only (rowid tables, or clustered where the store's are: time entries since schema 17); WAL, synchronous = NORMAL. What an import
 // cannot do with less: read every byte and write every row once.
 // Usage: node bench/bulk-load-baseline.mjs <files dir> <new db> <workspace>
 import Database from 'better-sqlite3';

@@ -31,9 +31,9 @@ export const factsRefreshCommand = defineCommand({
   synopsis: '--db D',
   summary: SUMMARIES['facts refresh'],
   description:
-    'Rebuilds the report fact tables from the records, gives the data a new stamp and writes\n' +
-    'the columnar copy: for rows written into the database by other means than seed and\n' +
-    'import. Running servers switch to the new copy on their next report.',
+    'Rebuilds the period zones, gives the data a new stamp and writes the columnar copy of\n' +
+    'the report facts from the records: for rows written into the database by other means\n' +
+    'than seed and import. Running servers switch to the new copy on their next report.',
   flags: { db: DB_FLAG },
   async run({ values }, config) {
     const db = dbOf(values.db, config);

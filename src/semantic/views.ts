@@ -37,7 +37,8 @@ export interface View {
 
 const views: View[] = [
   {
-    // Reads the denormalised report_time_entries (src/store/sql/report-facts.ts): no joins.
+    // Reads report_time_entries (src/store/sql/report-facts.ts): a denormalised table in the
+    // columnar copy, a view joining the records in the row store.
     name: 'time_entries',
     from: 'report_time_entries e',
     joins: [],
@@ -72,7 +73,8 @@ const views: View[] = [
     timeDimension: 'work_date',
   },
   {
-    // Reads the denormalised report_invoice_lines: the invoice's status, type and period inline.
+    // Reads report_invoice_lines: the invoice's status, type and period inline (in the row store, a
+    // view joining each line to its invoice).
     name: 'invoice_lines',
     from: 'report_invoice_lines l',
     joins: [],

@@ -30,11 +30,7 @@ import {
   WEBHOOK_DELIVERY_TABLES,
 } from './sql/webhook-delivery-tables.js';
 import { WEBHOOK_SUBSCRIPTIONS_TABLE } from './sql/webhook-subscriptions.js';
-import {
-  REFRESH_REPORT_FACTS,
-  REPORT_FACT_TABLES,
-  RETIRED_FACT_INDEXES,
-} from './sql/report-facts.js';
+import { FACTS_AS_VIEWS, REPORT_FACT_TABLES, RETIRED_FACT_INDEXES } from './sql/report-facts.js';
 import { FILL_PERIOD_ZONES, PERIOD_ZONES_TABLE } from './sql/period-zones.js';
 import type { Table } from './table.js';
 
@@ -64,6 +60,46 @@ const TOKENS_1: Table = {
  */
 const TOKENS_16: Table = { ...TOKENS_1, columns: { ...TOKENS_1.columns, in_url: 'integer!' } };
 const TOKEN_COLUMNS_1 = Object.keys(TOKENS_1.columns).join(', ');
+
+/** Time entries as versions 1-16 kept them: a rowid table, with an index of their `id` key. */
+const TIME_ENTRIES_1: Table = {
+  name: 'time_entries',
+  columns: {
+    id: 'text',
+    workspace_id: 'text!',
+    timesheet_id: 'text!',
+    assignment_id: 'text!',
+    worker_id: 'text!',
+    supplier_ref: 'text',
+    work_date: 'text!',
+    pay_code: 'text!',
+    quantity_minutes: 'integer',
+    quantity_units: 'integer',
+    kind: 'text!',
+    corrects_entry_id: 'text',
+    captured_on_behalf: 'integer!',
+    created_at: 'text!',
+  },
+  primaryKey: ['id'],
+  indexes: {
+    // A patch of a columnar copy finds a timesheet's entries by it (src/store/duckdb/fact-export.ts);
+    // work_date last, from when that read their facts' keys from it alone (until schema 18).
+    time_entries_timesheet: { columns: ['timesheet_id', 'created_at', 'id', 'work_date'] },
+  },
+};
+
+/**
+ * Version 17: time entries kept in `id` order (SQLite: WITHOUT ROWID), one B-tree where the rowid
+ * table and its `id` index were two (a loaded entry's bytes: docs/performance.md "Fourth round").
+ * Made again, as version 16 made `tokens`; on PostgreSQL, whose tables are heaps, nothing changes.
+ */
+const TIME_ENTRIES_17: Table = {
+  ...TIME_ENTRIES_1,
+  // A clustered key is NOT NULL (SQLite's rowid tables let a text key hold NULL).
+  columns: { ...TIME_ENTRIES_1.columns, id: 'text!' },
+  clustered: true,
+};
+const TIME_ENTRY_COLUMNS = Object.keys(TIME_ENTRIES_1.columns).join(', ');
 
 const BASE_TABLES: readonly Table[] = [
   { name: 'meta', columns: { key: 'text', value: 'text!' }, primaryKey: ['key'] },
@@ -181,31 +217,7 @@ const BASE_TABLES: readonly Table[] = [
       timesheets_status: { columns: ['workspace_id', 'status', 'created_at', 'id'] },
     },
   },
-  {
-    name: 'time_entries',
-    columns: {
-      id: 'text',
-      workspace_id: 'text!',
-      timesheet_id: 'text!',
-      assignment_id: 'text!',
-      worker_id: 'text!',
-      supplier_ref: 'text',
-      work_date: 'text!',
-      pay_code: 'text!',
-      quantity_minutes: 'integer',
-      quantity_units: 'integer',
-      kind: 'text!',
-      corrects_entry_id: 'text',
-      captured_on_behalf: 'integer!',
-      created_at: 'text!',
-    },
-    primaryKey: ['id'],
-    indexes: {
-      // work_date last: a patch of a columnar copy finds the facts of a timesheet's entries
-      // from this index alone (src/store/duckdb/fact-export.ts).
-      time_entries_timesheet: { columns: ['timesheet_id', 'created_at', 'id', 'work_date'] },
-    },
-  },
+  TIME_ENTRIES_1,
   {
     name: 'expenses',
     columns: {
@@ -399,12 +411,15 @@ export interface Migration {
    * counts, and nothing is made.
    */
   only?: 'sqlite' | 'postgres';
+  /** Tables an earlier version made that this one drops (no longer the schema's). */
+  retires?: readonly string[];
 }
 
 export const MIGRATIONS: readonly Migration[] = [
   { tables: BASE_TABLES, statements: [] },
-  // 2: report fact tables, filled from whatever data is already there.
-  { tables: REPORT_FACT_TABLES, statements: REFRESH_REPORT_FACTS },
+  // 2: report fact tables (until 18, which makes them views over the records: nothing fills them
+  // on the way there).
+  { tables: REPORT_FACT_TABLES, statements: [] },
   // 3: data versions and the change log.
   { tables: CHANGE_LOG_TABLES, statements: START_CHANGE_LOG },
   // 4: what the built-in authorization server keeps (sessions, grants, codes, refresh tokens).
@@ -457,7 +472,22 @@ export const MIGRATIONS: readonly Migration[] = [
       'DROP TABLE tokens_15',
     ],
   },
-  // 17: the trail as a log (issue 59): sets' records written once, the events' three indexes
+  // 17: time entries clustered by id (SQLite).
+  {
+    before: [
+      'CREATE TABLE time_entries_16 AS SELECT * FROM time_entries',
+      'DROP TABLE time_entries',
+    ],
+    tables: [TIME_ENTRIES_17],
+    statements: [
+      `INSERT INTO time_entries (${TIME_ENTRY_COLUMNS}) SELECT ${TIME_ENTRY_COLUMNS} FROM time_entries_16 ORDER BY id`,
+      'DROP TABLE time_entries_16',
+    ],
+    only: 'sqlite',
+  },
+  // 18: the row store keeps no copy of the report facts: two views over the records instead.
+  { tables: [], statements: FACTS_AS_VIEWS, retires: REPORT_FACT_TABLES.map((t) => t.name) },
+  // 19: the trail as a log (issue 59): sets' records written once, the events' three indexes
   // become minute rows built per batch.
   {
     tables: [AUDIT_SETS_TABLE, AUDIT_MINUTES_TABLE],
@@ -468,9 +498,11 @@ export const MIGRATIONS: readonly Migration[] = [
 
 /** Every table of the schema by name. */
 export const TABLES: ReadonlyMap<string, Table> = new Map(
-  // A dialect's own tables (the access trail on PostgreSQL) are not the data's.
-  MIGRATIONS.filter((m) => m.only === undefined)
+  // A dialect's own tables (the access trail on PostgreSQL) are not the data's; a data table made
+  // again for one dialect's storage (time entries, 17) holds the same columns on both.
+  MIGRATIONS.filter((m) => m.only !== 'postgres')
     .flatMap((m) => m.tables)
+    .filter((t) => !MIGRATIONS.some((m) => m.retires?.includes(t.name)))
     .map((t) => [t.name, t]),
 );
 

@@ -15,7 +15,6 @@ import type { ProgramConfig } from './program-config.js';
 import { toTokenRow, toWorkspace } from './row-mapping.js';
 import { DATA_TABLES, TABLES, type DataTable } from './schema.js';
 import { columnNames, type Table } from './table.js';
-import { REFRESH_REPORT_FACTS } from './sql/report-facts.js';
 import { FILL_PERIOD_ZONES, PERIOD_ZONES_TABLE } from './sql/period-zones.js';
 import { hasPeriodBound, withCreationBounds } from './sql/period-bounds.js';
 import {
@@ -512,13 +511,12 @@ export abstract class SqlStore implements Store {
   }
 
   /**
-   * Rebuilds the report fact tables from their sources and starts a new epoch (columnar copies are
-   * written anew); the data version stays: no record changed (`vms-read facts refresh`).
+   * Starts a new epoch (columnar copies are written anew from the records) and rebuilds the period
+   * zones; the data version stays: no record changed (`vms-read facts refresh`).
    */
   async refreshReportFacts(): Promise<void> {
     await this.versioned(async (session) => {
-      for (const sql of REFRESH_REPORT_FACTS) await session.run(sql);
-      // The period zones too: rows written by other means than a load left them behind.
+      // The period zones: rows written by other means than a load left them behind.
       await session.run(`DELETE FROM ${PERIOD_ZONES_TABLE.name}`);
       for (const sql of FILL_PERIOD_ZONES) await session.run(sql);
       await session.run(this.dialect.upsert('meta', ['key', 'value'], ['key']), [

@@ -16,6 +16,7 @@ import { AUDIT_TABLES_12 } from '../../src/store/sql/audit/audit-tables.js';
 import type { StoredAuditEvent } from '../../src/store/sql/audit/audit-records.js';
 import { auditSqlOf } from '../support/audit.js';
 import { DIALECTS, get, startHarness, WS, type Harness } from '../support/harness.js';
+import { factTablesAgain } from '../support/test-databases.js';
 
 const DAY = 86_400_000;
 
@@ -222,6 +223,7 @@ for (const dialect of DIALECTS)
           store.auditFile = null;
           delete store.audit;
         } else {
+          for (const sql of factTablesAgain(old)) await h.store.run(sql);
           await h.store.run('DELETE FROM schema_version WHERE version >= 13');
           await h.store.migrate();
         }

@@ -148,7 +148,7 @@ for (const { dialect, rollups, label } of GOLDEN_SETUPS)
         30,
         STAMP,
       );
-      // Rows written outside a bulk load reach the report fact tables by an explicit refresh.
+      // Rows written outside a bulk load reach the columnar copies by an explicit refresh.
       await h.store.refreshReportFacts();
     });
     it('a max over integer cents beyond 2^53 (ws_enterprise max_expense) arrives as the exact numeric string', async () => {

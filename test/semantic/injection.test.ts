@@ -1,5 +1,4 @@
 import { describe, it } from 'node:test';
-import { REFRESH_REPORT_FACTS } from '../../src/store/sql/report-facts.js';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import {
@@ -105,7 +104,6 @@ function compile(plan: QueryPlan, dialect: SqlDialect = sqliteDialect): Compiled
 }
 
 function execute(db: Database.Database, plan: QueryPlan, compiled: CompiledReport) {
-  for (const sql of REFRESH_REPORT_FACTS) db.exec(sql);
   const raw = db
     .prepare(compiled.sql)
     .safeIntegers(true)

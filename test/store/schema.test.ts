@@ -8,9 +8,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TABLES } from '../../src/store/schema.js';
 import { FEED_TYPES } from '../../src/store/sql/change-log.js';
-import { RETIRED_FACT_INDEXES } from '../../src/store/sql/report-facts.js';
+import { createTableSql } from '../../src/store/dialect.js';
+import { entryFactsSelect, lineFactsSelect } from '../../src/store/sql/report-facts.js';
 import { baseType, isNotNull } from '../../src/store/table.js';
-import { DIALECTS, openTestDatabase, type TestDatabase } from '../support/test-databases.js';
+import {
+  DIALECTS,
+  factTablesAgain,
+  openTestDatabase,
+  type TestDatabase,
+} from '../support/test-databases.js';
 
 interface ActualColumn {
   name: string;
@@ -102,6 +108,7 @@ for (const dialect of DIALECTS)
       const { store } = db;
       // The database as schema version 2 left it.
       for (const sql of [
+        ...factTablesAgain(db.store.dialect),
         'DROP TABLE record_changes',
         'DROP TABLE fact_changes',
         // and without what later migrations add
@@ -183,6 +190,7 @@ for (const dialect of DIALECTS)
       ]);
       // The database as schema version 8 left it.
       for (const sql of [
+        ...factTablesAgain(db.store.dialect),
         ...['timesheets', 'invoices'].flatMap((table) => [
           `CREATE INDEX ${table}_period_start ON ${table} (workspace_id, period_start, period_end)`,
           `CREATE INDEX ${table}_period_end ON ${table} (workspace_id, period_end, period_start)`,
@@ -243,6 +251,7 @@ for (const dialect of DIALECTS)
       assert.ok(seeded.length > 0);
       // The database as schema version 10 left it: no reads of invoices.
       for (const sql of [
+        ...factTablesAgain(db.store.dialect),
         "DELETE FROM audience_changes WHERE type = 'invoice' AND reason IS NULL",
         // the access trail (schema version 12, PostgreSQL's)
         'DROP TABLE IF EXISTS audit_reveals',
@@ -262,41 +271,84 @@ for (const dialect of DIALECTS)
   });
 
 for (const dialect of DIALECTS)
-  describe(`migration 14: the report facts without their covering indexes, for a database of version 13 (${dialect})`, () => {
+  describe(`versions 17 and 18: entries clustered by id, the report facts views over the records, for a database of version 16 (${dialect})`, () => {
     let db: TestDatabase;
     before(async () => {
       db = await openTestDatabase(dialect);
     });
     after(() => db.drop());
 
-    it('drops the two indexes, keeps every fact, and a new database never has them', async () => {
-      assert.deepEqual(await indexNames(db, 'report_time_entries').then(covering), []);
-      const facts = 'SELECT COUNT(*) AS n FROM report_time_entries';
-      const [before] = await db.all<{ n: number }>(facts);
-      assert.ok(Number(before.n) > 0);
-      // The database as schema version 13 left it.
-      const grouped = 'pay_code, kind, on_behalf, entry_mode, minutes, units';
-      for (const sql of [
-        `CREATE INDEX report_time_entries_org_unit ON report_time_entries (workspace_id, org_unit_key, ${grouped})`,
-        `CREATE INDEX report_time_entries_supplier ON report_time_entries (workspace_id, supplier_ref, ${grouped})`,
-        // the trail as schema 16 left it (PostgreSQL's: 17 makes these)
+    it('keeps every entry and reads the same facts from the records, and a new database never has the fact tables', async () => {
+      const entries = 'SELECT * FROM time_entries ORDER BY id';
+      const facts = 'SELECT * FROM report_time_entries ORDER BY workspace_id, work_date, id';
+      const lines = 'SELECT * FROM report_invoice_lines ORDER BY workspace_id, invoice_period, id';
+      const [heldEntries, heldFacts, heldLines] = [
+        await db.all(entries),
+        await db.all(facts),
+        await db.all(lines),
+      ];
+      assert.ok(heldFacts.length > 0 && heldLines.length > 0);
+      assert.deepEqual(await relationKinds(db), {
+        report_invoice_lines: 'view',
+        report_time_entries: 'view',
+      });
+      // The database as schema version 16 left it: fact tables filled from the records, and (on
+      // SQLite) the entries a rowid table.
+      const dialectOf = db.store.dialect;
+      const v16 = [
+        ...factTablesAgain(db.store.dialect),
+        // the trail as schema 16 left it (PostgreSQL's: 19 makes these)
         'DROP TABLE IF EXISTS audit_minutes',
         'DROP TABLE IF EXISTS audit_sets',
-        dialect === 'sqlite'
-          ? 'PRAGMA user_version = 13'
-          : 'DELETE FROM schema_version WHERE version >= 14',
-      ])
-        await db.store.run(sql);
-      assert.equal((await indexNames(db, 'report_time_entries').then(covering)).length, 2);
+        `INSERT INTO report_time_entries ${entryFactsSelect()}`,
+        `INSERT INTO report_invoice_lines ${lineFactsSelect()}`,
+        ...(dialect === 'sqlite'
+          ? [
+              'CREATE TABLE entries_16 AS SELECT * FROM time_entries',
+              'DROP TABLE time_entries',
+              createTableSql(dialectOf, { ...TABLES.get('time_entries')!, clustered: false }),
+              'INSERT INTO time_entries SELECT * FROM entries_16',
+              'DROP TABLE entries_16',
+              'PRAGMA user_version = 16',
+            ]
+          : ['DELETE FROM schema_version WHERE version >= 17']),
+      ];
+      for (const sql of v16) await db.store.run(sql);
+      assert.deepEqual(await relationKinds(db), {
+        report_invoice_lines: 'table',
+        report_time_entries: 'table',
+      });
       await db.store.migrate();
-      assert.deepEqual(await indexNames(db, 'report_time_entries').then(covering), []);
-      const [afterwards] = await db.all<{ n: number }>(facts);
-      assert.equal(Number(afterwards.n), Number(before.n));
+      assert.deepEqual(await relationKinds(db), {
+        report_invoice_lines: 'view',
+        report_time_entries: 'view',
+      });
+      assert.deepEqual(await db.all(entries), heldEntries);
+      assert.deepEqual(await db.all(facts), heldFacts);
+      assert.deepEqual(await db.all(lines), heldLines);
+      if (dialect === 'sqlite') {
+        const [{ sql }] = await db.all<{ sql: string }>(
+          "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'time_entries'",
+        );
+        assert.match(sql, /WITHOUT ROWID$/);
+        assert.ok((await indexNames(db, 'time_entries')).includes('time_entries_timesheet'));
+      }
     });
   });
 
-/** The covering indexes version 14 retired, among a table's indexes. */
-const covering = (names: string[]) => names.filter((name) => RETIRED_FACT_INDEXES.includes(name));
+/** Whether each report fact relation is a table or a view. */
+async function relationKinds(db: TestDatabase): Promise<Record<string, string>> {
+  const rows =
+    db.dialect === 'sqlite'
+      ? await db.all<{ name: string; kind: string }>(
+          "SELECT name, type AS kind FROM sqlite_master WHERE name LIKE 'report\\_%' ESCAPE '\\' ORDER BY name",
+        )
+      : await db.all<{ name: string; kind: string }>(
+          `SELECT table_name AS name, CASE table_type WHEN 'VIEW' THEN 'view' ELSE 'table' END AS kind
+             FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE 'report\\_%' ORDER BY table_name`,
+        );
+  return Object.fromEntries(rows.map((r) => [r.name, r.kind]));
+}
 
 // On SQLite the records are in the `-oauth` file, which makes its table's indexes whenever it opens.
 for (const dialect of DIALECTS.filter((d) => d === 'postgres'))
@@ -311,9 +363,10 @@ for (const dialect of DIALECTS.filter((d) => d === 'postgres'))
       const index = 'oauth_records_model_expiry';
       assert.ok((await indexNames(db, 'oauth_records')).includes(index));
       await db.store.run(`DROP INDEX ${index}`);
-      // the trail as schema 16 left it (17 makes these)
+      // the trail as schema 16 left it (19 makes these)
       for (const table of ['audit_minutes', 'audit_sets'])
         await db.store.run(`DROP TABLE IF EXISTS ${table}`);
+      for (const sql of factTablesAgain(db.store.dialect)) await db.store.run(sql);
       await db.store.run('DELETE FROM schema_version WHERE version >= 15');
       await db.store.migrate();
       assert.ok((await indexNames(db, 'oauth_records')).includes(index));
@@ -333,6 +386,7 @@ for (const dialect of DIALECTS)
         'id, workspace_id, token_hash, role, worker_id, supplier_id, scopes, expires_at, revoked_at, created_at';
       // The database as schema version 15 left it: tokens without in_url, one key in it.
       for (const sql of [
+        ...factTablesAgain(db.store.dialect),
         'DROP TABLE tokens',
         `CREATE TABLE tokens (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE, role TEXT NOT NULL,
            worker_id TEXT, supplier_id TEXT, scopes TEXT NOT NULL, expires_at TEXT, revoked_at TEXT, created_at TEXT NOT NULL)`,

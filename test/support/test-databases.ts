@@ -18,6 +18,8 @@ import type { SqlStore } from '../../src/store/sql-store.js';
 import { factsDirOf, openReportFacts, writeColumnarFacts } from '../../src/store/open-store.js';
 import type { ReportFacts } from '../../src/store/store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createTableSql, type Dialect as SqlDialect } from '../../src/store/dialect.js';
+import { REPORT_FACT_TABLES } from '../../src/store/sql/report-facts.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type ReportEngineName = 'columnar' | 'row';
@@ -246,4 +248,15 @@ export async function openTestFacts(
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The report fact tables of versions 2-17 in place of version 18's views: what a test that takes a
+ * database back to an older version runs first, so that migrating again meets tables, as it did.
+ */
+export function factTablesAgain(dialect: SqlDialect): string[] {
+  return [
+    ...REPORT_FACT_TABLES.map((t) => `DROP VIEW ${t.name}`),
+    ...REPORT_FACT_TABLES.map((t) => createTableSql(dialect, t)),
+  ];
 }

@@ -1,4 +1,5 @@
 import { TABLES } from '../schema.js';
+import { REPORT_FACT_TABLES } from '../sql/report-facts.js';
 import type { Table } from '../table.js';
 
 /**
@@ -94,7 +95,8 @@ export interface ColumnarTable {
 }
 
 function projection(name: string, columns: string[]): ColumnarTable {
-  const source = TABLES.get(name);
+  // The report facts are views of the row store (report-facts.ts), the rest its tables.
+  const source = TABLES.get(name) ?? REPORT_FACT_TABLES.find((t) => t.name === name);
   if (!source) throw new Error(`no table ${name}`);
   const missing = columns.filter((c) => !Object.hasOwn(source.columns, c));
   if (missing.length) throw new Error(`${name} has no column ${missing.join(', ')}`);

@@ -5,7 +5,10 @@
  * its own change; a time entry's facts through its timesheet's change (entries are only ever
  * added, and adding one changes its timesheet) or a fact-column change of its assignment or
  * worker (`fact_changes`, read first); an invoice line's facts through its invoice's change.
+ * The row store keeps no copy of the facts (schema 18): those of changed records are joined from
+ * the records here (`entryFactsSelect`, `lineFactsSelect`), the whole of them read from its views.
  */
+import { entryFactsSelect, lineFactsSelect } from '../sql/report-facts.js';
 import { FEED_TYPE_OF, isFeedTable } from '../sql/change-log.js';
 import { baseType, columnNames } from '../table.js';
 import type { ColumnarTable } from './columnar-tables.js';
@@ -41,23 +44,21 @@ export const MOVED_SQL = 'SELECT kind, id FROM fact_changes WHERE version > ?';
 
 /**
  * Time entries whose facts may have changed after a version, at most once each: those of
- * changed timesheets (by index), and those of moved assignments and workers (one scan of the
- * entries, only when some moved).
+ * changed timesheets (by their index), and those of moved assignments and workers (one scan of
+ * the entries, only when some moved).
  */
 function changedEntries(moved: MovedRecords): { sql: string; params: unknown[] } {
-  // An entry is in its timesheet's workspace; (timesheet_id, …, id, work_date) is one index.
-  let sql = `SELECT c.workspace_id, e.work_date, e.id FROM record_changes c
-    JOIN time_entries e ON e.timesheet_id = c.id WHERE c.type = 'timesheet' AND c.version > ?`;
+  let sql = `SELECT k.id FROM record_changes c JOIN time_entries k ON k.timesheet_id = c.id
+    WHERE c.type = 'timesheet' AND c.version > ?`;
   const of = [
     ...(moved.assignments.length > 0
-      ? [`e.assignment_id IN (${moved.assignments.map(() => '?').join(', ')})`]
+      ? [`k.assignment_id IN (${moved.assignments.map(() => '?').join(', ')})`]
       : []),
     ...(moved.workers.length > 0
-      ? [`e.worker_id IN (${moved.workers.map(() => '?').join(', ')})`]
+      ? [`k.worker_id IN (${moved.workers.map(() => '?').join(', ')})`]
       : []),
   ];
-  if (of.length > 0)
-    sql += ` UNION SELECT e.workspace_id, e.work_date, e.id FROM time_entries e WHERE ${of.join(' OR ')}`;
+  if (of.length > 0) sql += ` UNION SELECT k.id FROM time_entries k WHERE ${of.join(' OR ')}`;
   return { sql, params: [...moved.assignments, ...moved.workers] };
 }
 
@@ -74,17 +75,14 @@ export function deltaSql(
   if (name === 'report_time_entries') {
     const entries = changedEntries(moved);
     return {
-      lines: `${line}(${entries.sql}) k JOIN report_time_entries t
-        ON t.workspace_id = k.workspace_id AND t.work_date = k.work_date AND t.id = k.id`,
+      lines: `${line}(${entryFactsSelect(`e.id IN (${entries.sql})`)}) t`,
       params: [version, ...entries.params],
     };
   }
   if (name === 'report_invoice_lines')
     return {
-      lines: `${line}record_changes c JOIN invoice_lines l ON l.invoice_id = c.id
-        JOIN invoices i ON i.id = c.id
-        JOIN report_invoice_lines t ON t.workspace_id = c.workspace_id AND t.invoice_period = i.period_start AND t.id = l.id
-        WHERE c.type = 'invoice' AND c.version > ?`,
+      lines: `${line}(${lineFactsSelect(`l.invoice_id IN (SELECT c.id FROM record_changes c
+        WHERE c.type = 'invoice' AND c.version > ?)`)}) t`,
       params: [version],
     };
   if (isFeedTable(name))

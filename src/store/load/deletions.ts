@@ -4,8 +4,8 @@
  * an assignment, an assignment before its worker and supplier). A deletion applies when its
  * `deleted_at` is not earlier than the stored `updated_at`; else it is skipped. Deleting an id
  * that is not stored changes nothing (`unchanged`, as replaying a deletion file is harmless).
- * A timesheet takes its time entries with it and an invoice its lines; their report facts go in
- * the same transaction, and `fact_deletions` tells the columnar copies. A deleted record stays in
+ * A timesheet takes its time entries with it and an invoice its lines, and `fact_deletions` tells
+ * the columnar copies that their facts went. A deleted record stays in
  * the change log at this version, with its `deleted_at` in `record_deletions` (a later row brings
  * it back, one not later is skipped) and a tombstone for each audience that could read it. A
  * record others still refer to after the load's own deletions is a problem of the deletion's
@@ -150,7 +150,7 @@ export class DeletionPass {
     return true;
   }
 
-  /** Takes these stored records out, with their parts, facts and tombstones. */
+  /** Takes these stored records out, with their parts and tombstones. */
   private async remove(type: FeedType, rows: readonly Row[]): Promise<void> {
     const table = FEED_TYPES[type];
     const ids = rows.map((r) => String(r.id));
@@ -203,7 +203,7 @@ export class DeletionPass {
     this.counts[table].deleted += rows.length;
   }
 
-  /** A timesheet's entries or an invoice's lines: their facts, then themselves. */
+  /** A timesheet's entries or an invoice's lines, noted in `fact_deletions` for the copies. */
   private async removeParts(
     type: FeedType,
     parts: { table: DataTable; kind: 'entry' | 'line' },
@@ -214,22 +214,6 @@ export class DeletionPass {
     const partIds = `SELECT p.id FROM ${parts.table} p WHERE p.${parent} IN ${inList}`;
     const [{ n }] = await this.session.all(`SELECT COUNT(*) AS n FROM (${partIds}) k`, [...ids]);
     if (Number(n) === 0) return;
-    if (type === 'timesheet')
-      await this.session.run(
-        `DELETE FROM report_time_entries WHERE (workspace_id, work_date, id) IN
-           (SELECT p.workspace_id, p.work_date, p.id FROM time_entries p WHERE p.timesheet_id IN ${inList})`,
-        [...ids],
-      );
-    else
-      // Keyed by the invoice's period: the one before this load when the load changed it.
-      await this.session.run(
-        `DELETE FROM report_invoice_lines WHERE (workspace_id, invoice_period, id) IN
-           (SELECT p.workspace_id, COALESCE(m.old_period, i.period_start), p.id FROM invoice_lines p
-              JOIN invoices i ON i.id = p.invoice_id
-              LEFT JOIN load_moved m ON m.kind = 'invoice' AND m.id = p.invoice_id
-              WHERE p.invoice_id IN ${inList})`,
-        [...ids],
-      );
     await this.session.run(
       `DELETE FROM fact_deletions WHERE kind = '${parts.kind}' AND id IN (${partIds})`,
       [...ids],

@@ -1,11 +1,11 @@
 /**
  * The one writer of loads: the seed and the importer both write through it (DESIGN §4.11). In one
  * transaction, with the data version locked, it upserts records by id (upsert-rules.ts), records
- * which records changed (the change log read by the feed and the columnar copies), and keeps the
- * report fact tables current by delta: the facts of the entries and lines it inserts, and the
- * facts that copy a column of a record it changed. A load into empty tables (a seed) skips what
- * cannot apply to new rows and builds facts and change log (with the billing entities' reads of
- * invoices, audiences.ts) once, at the end, in key order.
+ * which records changed (the change log read by the feed and the columnar copies, with the
+ * assignments and workers whose columns the report facts copy in `fact_changes`). The row store
+ * keeps no copy of the report facts (schema 18: views over the records). A load into empty tables
+ * (a seed) skips what cannot apply to new rows and builds the change log (with the billing
+ * entities' reads of invoices, audiences.ts) once, at the end, in key order.
  */
 import { FEED_TYPE_OF, isFeedTable, READ_INVOICES } from '../sql/change-log.js';
 import { FACT_DEPENDENCIES } from '../sql/report-facts.js';
@@ -17,11 +17,11 @@ import {
   canonicalRow,
   classify,
   mergeStored,
+  sameValue,
   storedVersionOf,
   upsertsById,
   VERSION_COLUMN,
 } from './upsert-rules.js';
-import { FactDelta, type Dependent, type FactTable } from './fact-delta.js';
 import { Departures } from './departures.js';
 import type { LoadCounts } from './load-counts.js';
 import type { WriteSession } from './write-session.js';
@@ -66,7 +66,6 @@ export class LoadWriter {
   private readonly recorded = new Set<string>();
   /** Built whole at the end, because it was empty at the start (see `start`). */
   private deferChangeLog = false;
-  private facts: FactDelta | null = null;
   /** The load's clock: when its tombstones were made. */
   readonly clock = new Date().toISOString();
   /** Its deletions, and who reads what it changes (departures.ts). */
@@ -83,7 +82,7 @@ export class LoadWriter {
   /** Secondary indexes dropped for a load into an empty database, created again at the end. */
   private readonly indexesToBuild: string[] = [];
 
-  /** Looks at what is stored before the first write: an empty change log or fact table is built at the end. */
+  /** Looks at what is stored before the first write: an empty change log is built at the end. */
   async start(): Promise<void> {
     this.deferChangeLog = await this.isEmpty('record_changes');
     if (await this.isEmpty('workspaces')) {
@@ -95,11 +94,6 @@ export class LoadWriter {
         this.indexesToBuild.push(...createIndexSql(table));
       }
     }
-    const whole = new Set<FactTable>();
-    if (await this.isEmpty('time_entries')) whole.add('entries');
-    if (await this.isEmpty('invoice_lines')) whole.add('lines');
-    this.facts = new FactDelta(this.session, whole);
-    await this.facts.start();
     await this.departures.start();
   }
 
@@ -202,7 +196,7 @@ export class LoadWriter {
     await this.afterWrite(table, inserted, updated);
   }
 
-  /** The change log, the period zones and the report facts of what was just written. */
+  /** The change log and the period zones of what was just written. */
   private async afterWrite(
     table: DataTable,
     inserted: readonly Row[],
@@ -222,24 +216,26 @@ export class LoadWriter {
         ...inserted,
         ...updated.map((u) => u.row),
       ]);
-    const facts = this.facts as FactDelta;
-    if (Object.hasOwn(FACT_DEPENDENCIES, table))
-      for (const { old, row } of updated) {
-        const moved = await facts.updated(table as Dependent, old, row);
-        if (moved && (table === 'assignments' || table === 'workers') && !this.deferChangeLog)
-          await this.session.insertRows(
-            'fact_changes',
-            ['kind', 'id', 'version'],
-            [[table === 'assignments' ? 'assignment' : 'worker', row.id, this.version]],
-            ['kind', 'id'],
-          );
-      }
-    if (table === 'time_entries' && inserted.length > 0) {
-      await facts.inserted('entries', inserted);
-      await this.recordChanges('timesheet', workspace, distinct(inserted, 'timesheet_id'));
+    if ((table === 'assignments' || table === 'workers') && !this.deferChangeLog) {
+      // Moved: a column the facts copy changed; the copies rewrite its entries' facts.
+      const moved = updated.filter(({ old, row }) =>
+        FACT_DEPENDENCIES[table].some((c) => !sameValue(old[c], row[c])),
+      );
+      if (moved.length > 0)
+        await this.session.insertRows(
+          'fact_changes',
+          ['kind', 'id', 'version'],
+          moved.map(({ row }) => [
+            table === 'assignments' ? 'assignment' : 'worker',
+            row.id,
+            this.version,
+          ]),
+          ['kind', 'id'],
+        );
     }
+    if (table === 'time_entries' && inserted.length > 0)
+      await this.recordChanges('timesheet', workspace, distinct(inserted, 'timesheet_id'));
     if (table === 'invoice_lines' && inserted.length > 0) {
-      await facts.inserted('lines', inserted);
       await this.recordChanges('invoice', workspace, distinct(inserted, 'invoice_id'));
       if (!this.deferChangeLog) await this.departures.noteLines(inserted);
     }
@@ -262,14 +258,13 @@ export class LoadWriter {
     );
   }
 
-  /** What was left to the end: the facts, and the change log when it was empty at the start. */
+  /** What was left to the end: the change log when it was empty at the start, the indexes. */
   async finishWrites(): Promise<void> {
     if (await this.departures.finish(!this.deferChangeLog)) this.changed = true;
     if (!this.changed) {
       for (const sql of this.indexesToBuild) await this.session.run(sql);
       return;
     }
-    await this.facts?.finish();
     if (this.deferChangeLog) {
       await this.session.run('DELETE FROM record_changes');
       for (const [table, type] of Object.entries(FEED_TYPE_OF))

@@ -1,24 +1,29 @@
 import type { Table } from '../table.js';
 
 /**
- * Report fact tables: narrow, denormalised copies of the two large fact sources, clustered by
- * (workspace, time dimension), so a report reads one workspace's rows in time order without
- * joins. They are derived data: a load (seed, import) writes the fact rows of what it inserted
- * and rewrites those of records whose copied columns it changed, in its own transaction
- * (src/store/load/); the migration that introduced them and `facts refresh` rebuild them whole.
+ * The report facts: the rows of the two large fact views reports read (src/semantic/views.ts),
+ * each a time entry or an invoice line with the columns of the records it names copied beside
+ * its own. Schema versions 2-16 kept them as tables of the row store, written by every load;
+ * version 17 keeps none (DESIGN §4.11, docs/performance.md "Fourth round"): the row store holds
+ * each as a SQL view over the records, joined when read (by reports the row store answers while
+ * no columnar copy can, and by the columnar copies' base, `build-facts.ts`), and a copy's patch
+ * reads the facts of changed records from the records themselves (`fact-export.ts`).
  * LEFT JOINs keep an entry whose assignment, worker or timesheet is missing.
  */
+
 /**
- * Schema version 14 drops the two covering indexes of report_time_entries that versions 2-13
- * kept (by org unit and by supplier): they were two of a new entry's seven B-tree writes and more
- * than half of its bytes, for the row store's reports alone, which answer only while a columnar
- * copy cannot (docs/performance.md, issue 45).
+ * Schema version 14 dropped the two covering indexes of report_time_entries that versions 2-13
+ * kept (by org unit and by supplier), for the row store's reports alone (issue 45).
  */
 export const RETIRED_FACT_INDEXES = [
   'report_time_entries_org_unit',
   'report_time_entries_supplier',
 ];
 
+/**
+ * The two fact views' shapes (columns, types, and the key their rows are read in for a columnar
+ * base): tables from version 2 to 16, views from 17.
+ */
 export const REPORT_FACT_TABLES: readonly Table[] = [
   {
     name: 'report_time_entries',
@@ -65,56 +70,48 @@ export const REPORT_FACT_TABLES: readonly Table[] = [
   },
 ];
 
-/** SELECT of the report fact rows of the time entries matching `where` (over `e`), in table order. */
+/**
+ * SELECT of the report fact rows of the time entries matching `where` (over `e`), its columns
+ * named as the view's.
+ */
 export function entryFactsSelect(where = ''): string {
   return `SELECT e.workspace_id, e.work_date, e.id, e.supplier_ref, a.org_unit_key, a.site_key, a.job_code, e.pay_code,
-            w.type, t.entry_mode, e.kind, e.captured_on_behalf, e.quantity_minutes, e.quantity_units, e.worker_id
+            w.type AS worker_type, t.entry_mode, e.kind, e.captured_on_behalf AS on_behalf,
+            e.quantity_minutes AS minutes, e.quantity_units AS units, e.worker_id
      FROM time_entries e
      LEFT JOIN assignments a ON a.id = e.assignment_id
      LEFT JOIN workers w ON w.id = e.worker_id
      LEFT JOIN timesheets t ON t.id = e.timesheet_id${where ? ` WHERE ${where}` : ''}`;
 }
 
-/** SELECT of the report fact rows of the invoice lines matching `where` (over `l`, `i`). */
+/**
+ * SELECT of the report fact rows of the invoice lines matching `where` (over `l`, `i`). A line's
+ * workspace is its invoice's (the importer refuses any other), read from the invoice: a report
+ * of the row store then finds a workspace's invoices of a status or period by their indexes
+ * before their lines, where a line's own column left it a scan of every workspace's (1.5x slower).
+ */
 export function lineFactsSelect(where = ''): string {
-  return `SELECT l.workspace_id, i.period_start, l.id, l.supplier_ref, l.org_unit_key, l.currency, l.band, l.pay_code,
-            l.source_type, i.status, i.type, l.amount_cents, l.quantity, l.unit
+  return `SELECT i.workspace_id, i.period_start AS invoice_period, l.id, l.supplier_ref, l.org_unit_key, l.currency,
+            l.band, l.pay_code, l.source_type, i.status AS invoice_status, i.type AS invoice_type,
+            l.amount_cents, l.quantity, l.unit
      FROM invoice_lines l
      JOIN invoices i ON i.id = l.invoice_id${where ? ` WHERE ${where}` : ''}`;
 }
 
+/** Version 18: the fact tables dropped, and views of the same names and columns made. */
+export const FACTS_AS_VIEWS: readonly string[] = [
+  ...REPORT_FACT_TABLES.map((t) => `DROP TABLE IF EXISTS ${t.name}`),
+  `CREATE VIEW report_time_entries AS ${entryFactsSelect()}`,
+  `CREATE VIEW report_invoice_lines AS ${lineFactsSelect()}`,
+];
+
 /**
- * The records whose columns report facts copy, which columns, and the column of the facts'
- * source rows that names them: a load that changes one of these columns rewrites the facts of
- * the rows naming the record (entries by `e.<by>`, lines by `l.<by>`).
+ * The records whose columns report facts copy, and which columns: a load that changes one of an
+ * assignment's or worker's notes it in the change log's `fact_changes`, so that the columnar
+ * copies' patches rewrite the facts of its entries (a timesheet's or an invoice's change reaches
+ * its entries or lines through `record_changes` already).
  */
 export const FACT_DEPENDENCIES = {
-  assignments: {
-    columns: ['org_unit_key', 'site_key', 'job_code'],
-    facts: 'entries',
-    by: 'assignment_id',
-  },
-  workers: { columns: ['type'], facts: 'entries', by: 'worker_id' },
-  timesheets: { columns: ['entry_mode'], facts: 'entries', by: 'timesheet_id' },
-  invoices: { columns: ['period_start', 'status', 'type'], facts: 'lines', by: 'invoice_id' },
+  assignments: ['org_unit_key', 'site_key', 'job_code'],
+  workers: ['type'],
 } as const;
-
-/**
- * Each fact table rebuilt whole from its sources, inserted in primary-key order (appending to
- * the clustered key rather than splitting pages all over it: twice as fast on SQLite).
- */
-export const REBUILD_FACTS = {
-  entries: [
-    'DELETE FROM report_time_entries',
-    `INSERT INTO report_time_entries ${entryFactsSelect()} ORDER BY 1, 2, 3`,
-  ],
-  lines: [
-    'DELETE FROM report_invoice_lines',
-    `INSERT INTO report_invoice_lines ${lineFactsSelect()} ORDER BY 1, 2, 3`,
-  ],
-} as const;
-
-export const REFRESH_REPORT_FACTS: readonly string[] = [
-  ...REBUILD_FACTS.entries,
-  ...REBUILD_FACTS.lines,
-];

@@ -36,7 +36,7 @@ export interface MinuteRow {
   chainId: string;
   firstSeq: number;
   lastSeq: number;
-  /** JSON arrays; null for any (a trail migrated from before schema 17). */
+  /** JSON arrays; null for any (a trail migrated from before schema 19). */
   clients: string | null;
   operations: string | null;
   workers: string | null;
@@ -62,7 +62,7 @@ export interface AuditCheckReads {
   auditDaySets(day: number): Promise<DaySet[]>;
   /**
    * What says a set's records on `day`: `{"revealed":[…]}`, from its `audit_sets` row or, when it
-   * has none (a trail of before schema 17), from the event `set` names; null when neither is.
+   * has none (a trail of before schema 19), from the event `set` names; null when neither is.
    */
   auditSetEvent(set: DaySet, day: number): Promise<string | null>;
   /** A chain's minute rows whose ranges begin after `afterSeq` and at or before `upToSeq`. */

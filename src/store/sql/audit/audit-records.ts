@@ -21,7 +21,7 @@ type Row = Record<string, unknown>;
 export interface StoredAuditEvent extends EventPlace {
   /**
    * The event's canonical JSON, the bytes its hash covers with `prev`; its records named by set
-   * (`"revealed":{"set":id}`) or, written before schema 17, inline. A search's events have their
+   * (`"revealed":{"set":id}`) or, written before schema 19, inline. A search's events have their
    * set's records in it (as its canonical JSON with them inline).
    */
   event: string;

@@ -9,7 +9,7 @@
  * - `audit_events`: one row per answered request: its chain and place, when, its workspace, client
  *   and operation, the records it revealed as a set (`revealed_set`), the event, `prev` and `hash`.
  *   An event's JSON names its records by set (`"revealed":{"set":id}`; an event written before
- *   schema 17 holds them inline). The table has its key alone: no index per event (issue 59).
+ *   schema 19 holds them inline). The table has its key alone: no index per event (issue 59).
  * - `audit_sets`: a set's records (their canonical JSON, whose digest is the set's id), written
  *   once a day per set: a page of 50 read again and again is one row a day, not 4 kB an event.
  * - `audit_set_workers`: "who saw this worker" as one index range: the workers each set of
@@ -115,7 +115,7 @@ export const AUDIT_TABLES: readonly Table[] = [
  */
 const AUDIT_EVENTS_12: Table = {
   ...AUDIT_EVENTS_TABLE,
-  // Schema 13 added `audit_events_set`; schema 17 (MINUTES_FROM_EVENTS) dropped the three.
+  // Schema 13 added `audit_events_set`; schema 19 (MINUTES_FROM_EVENTS) dropped the three.
   columns: Object.fromEntries(
     Object.entries(AUDIT_EVENTS_TABLE.columns).filter(([name]) => name !== 'revealed_set'),
   ),
@@ -172,7 +172,7 @@ export const REVEALS_TO_SETS: readonly string[] = [
 ];
 
 /**
- * From the per-event indexes to minute rows (schema 17, `-audit` version 3; after `audit_sets`
+ * From the per-event indexes to minute rows (schema 19, `-audit` version 3; after `audit_sets`
  * and `audit_minutes` are made): each chain's events of one workspace and minute become one row
  * over their places, its lists null ("any": a search filters those events exactly, as it does
  * all), then the three indexes go. The events stay as they are: their JSON holds their records
