@@ -18,7 +18,7 @@ import { WEBHOOK_ATTEMPTS_TABLE } from '../../src/store/sql/webhook-delivery-tab
 import { runCli } from '../support/cli.js';
 import { DIALECTS, WS } from '../support/harness.js';
 import { holding, tableFiles } from '../support/store-files.js';
-import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
+import { factTablesAgain, openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 import { useWebhookFixture } from '../support/webhook-fixture.js';
 import { renameWorker } from '../support/worker-names.js';
 
@@ -119,9 +119,18 @@ for (const dialect of DIALECTS) {
           ? `PRAGMA user_version = ${version - 1}`
           : `DELETE FROM schema_version WHERE version >= ${version}`,
       );
-      // What later versions made, made again by the migration (PostgreSQL's access trail).
-      for (const table of ['audit_reveals', 'audit_set_workers', 'audit_events', 'audit_chains'])
+      // What later versions made, made again by the migration (PostgreSQL's access trail; the
+      // report facts, tables again until version 18).
+      for (const table of [
+        'audit_reveals',
+        'audit_minutes',
+        'audit_sets',
+        'audit_set_workers',
+        'audit_events',
+        'audit_chains',
+      ])
         await db.store.run(`DROP TABLE IF EXISTS ${table}`);
+      for (const sql of factTablesAgain(db.store.dialect)) await db.store.run(sql);
       const files = await tableFiles(dialect, db.db, ['webhook_attempts']);
       if (dialect === 'postgres')
         assert.ok(holding(files, said).length > 0, 'the text is in the files before');
