@@ -1,7 +1,6 @@
-import { checkSources, type ImportSource } from '../importer/check-rows.js';
 import { CappedProblems, type ImportProblem } from '../importer/import-problems.js';
 import { IMPORT_TABLES, type ImportTable } from '../importer/import-tables.js';
-import { loadSources } from '../importer/load-tables.js';
+import { importSources, type ImportSource } from '../importer/import-pass.js';
 import { latestVersionTime } from '../importer/row-rules.js';
 import { listImportDirectory, sourceText } from '../importer/read-directory.js';
 import { DeletionRefusedError } from '../store/load/deletions.js';
@@ -24,10 +23,10 @@ export type ImportOutcome =
   | { imported: false; problems: ImportProblem[]; total: number };
 
 /**
- * Loads a directory of CSV or NDJSON files into one workspace, all or nothing, in two streamed
- * passes over the files: every row is checked before anything is written, and with any problem
- * nothing is; then rows are upserted by id (DESIGN §4.11). Memory does not grow with the files'
- * size.
+ * Loads a directory of CSV or NDJSON files into one workspace, all or nothing, in one streamed
+ * pass over the files (importer/import-pass.ts): each row checked and upserted by id (DESIGN
+ * §4.11) in one transaction, which any problem rolls back; the files are still read to their end
+ * so that every problem is reported. Memory does not grow with the files' size.
  */
 export async function importDirectory(
   store: AdminWrites,
@@ -35,6 +34,14 @@ export async function importDirectory(
   dir: string,
   loadOptions: LoadOptions = {},
 ): Promise<ImportOutcome> {
+  const { sources, options, problems } = await importPlan(store, workspaceId, dir);
+  return importOutcome(problems, () =>
+    importSources(sources, options, store, problems, { failed: problems.total > 0, loadOptions }),
+  );
+}
+
+/** The files of an import directory as sources, the load's options, the listing's problems. */
+export async function importPlan(store: AdminWrites, workspaceId: string, dir: string) {
   await requireWorkspace(store, workspaceId);
   const listed = await listImportDirectory(dir);
   if (listed.names.length === 0) throw new Error(`${dir} holds no files to import`);
@@ -44,23 +51,33 @@ export async function importDirectory(
     ...source,
     text: () => sourceText(source.path),
   }));
-  // One clock for both passes: a time later than it plus 5 minutes is refused (DESIGN §4.11).
+  // The load's clock: a time later than it plus 5 minutes is refused (DESIGN §4.11).
   const options = { workspaceId, notAfter: latestVersionTime(Date.now()) };
-  await checkSources(sources, options, store, problems);
-  if (problems.total > 0)
-    return { imported: false, problems: problems.list, total: problems.total };
-  let loaded: LoadResult;
+  return { sources, options, problems };
+}
+
+/** What a load gives (null: refused with `problems`), as an outcome. */
+export async function importOutcome(
+  problems: CappedProblems,
+  load: () => Promise<LoadResult | null>,
+): Promise<ImportOutcome> {
+  let loaded: LoadResult | null;
   try {
-    loaded = await loadSources(sources, options, store, loadOptions);
+    loaded = await load();
   } catch (error) {
     // Deletions of records others still refer to: known only as they apply, in the load.
     if (!(error instanceof DeletionRefusedError)) throw error;
     for (const problem of error.problems) problems.push(problem);
     return { imported: false, problems: problems.list, total: problems.total };
   }
-  const counts = Object.fromEntries(IMPORT_TABLES.map((t) => [t, loaded.counts[t]])) as Record<
-    ImportTable,
-    LoadCounts
-  >;
-  return { imported: true, counts, dataVersion: loaded.version };
+  if (!loaded) return { imported: false, problems: problems.list, total: problems.total };
+  const { counts, version } = loaded;
+  return {
+    imported: true,
+    counts: Object.fromEntries(IMPORT_TABLES.map((t) => [t, counts[t]])) as Record<
+      ImportTable,
+      LoadCounts
+    >,
+    dataVersion: version,
+  };
 }

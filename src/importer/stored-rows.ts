@@ -36,13 +36,19 @@ export function newRecordProblem(absent: readonly string[]): string {
   return `missing column${absent.length > 1 ? 's' : ''} ${absent.join(', ')}: a new record needs every required column (only an update of a stored record may leave columns out)`;
 }
 
+/**
+ * Judges the rows, and returns the stored rows it read by id (what the load's upserts start
+ * from). `released` gathers the codes suppliers held that their rows here change (key-index.ts).
+ */
 export async function judgeStoredRows(
   store: Pick<AdminWrites, 'storedRows'>,
   table: ImportTable,
   workspaceId: string,
   rows: readonly CheckedRow[],
   problems: ProblemSink,
-): Promise<void> {
+  released?: Map<string, string>,
+): Promise<Map<string, Row>> {
+  const read = new Map<string, Row>();
   const columns = columnNames(TABLES.get(table) as Table);
   const version = VERSION_COLUMN[table];
   const keyed = rows.filter(({ row }) => typeof row.id === 'string');
@@ -55,8 +61,12 @@ export async function judgeStoredRows(
         r as Row,
       ]),
     );
+    for (const [id, held] of stored) read.set(id, held);
     for (const { file, line, row, absent } of chunk) {
       const held = stored.get(String(row.id));
+      if (held && released && held.workspace_id === workspaceId && typeof held.code === 'string')
+        if (typeof row.code === 'string' && row.code !== held.code)
+          released.set(held.code, String(held.id));
       if (!held) {
         if (absent.length > 0) problems.push({ file, line, message: newRecordProblem(absent) });
         continue;
@@ -75,4 +85,5 @@ export async function judgeStoredRows(
       if (typeof outcome === 'object') problems.push({ file, line, message: outcome.problem });
     }
   }
+  return read;
 }

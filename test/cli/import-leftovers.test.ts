@@ -1,61 +1,59 @@
 /**
- * An import keeps the keys it has seen in a scratch folder in TMPDIR (`vms-read-import-<host>-
- * <pid>-…`). One killed with -9 cannot remove its own: the next import removes what dead imports
- * left, and a folder untouched for an hour whatever its name, never one of a live process.
- * (The scratch folder is the importer's, whatever the store: SQLite here.)
+ * An import keeps what it has seen in memory (src/importer/seen-keys.ts) and writes only inside
+ * the load's transaction: one killed with -9 while it writes leaves no file of its own behind (in
+ * TMPDIR or beside the database) and no row in the database, and the next import runs.
+ * (Before issue 59 it kept its keys in a scratch folder in TMPDIR that the next import removed.)
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ownMark } from '../../src/store/process-marks.js';
 import { CLI, exitOf, runCli } from '../support/cli.js';
 import { entriesDir } from '../support/import-files.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 import { waitFor } from '../support/webhook-fixture.js';
 
-const SCRATCH = 'vms-read-import-';
-
-describe('the scratch folders of imports killed with -9', () => {
+describe('an import killed with -9 while it writes', () => {
   let db: TestDatabase;
   let tmp: string;
   before(async () => {
     db = await openTestDatabase('sqlite');
-    tmp = mkdtempSync(join(tmpdir(), 'vms-read-tmpdir-'));
+    tmp = mkdtempSync(`${tmpdir()}/vms-read-tmpdir-`);
   });
   after(async () => {
     rmSync(tmp, { recursive: true, force: true });
     await db.drop();
   });
 
-  const scratch = () =>
-    readdirSync(tmp)
-      .filter((name) => name.startsWith(SCRATCH))
-      .sort();
+  const entries = async () => Number((await db.all('SELECT COUNT(*) AS n FROM time_entries'))[0].n);
+  const walBytes = () => {
+    try {
+      return statSync(`${db.db}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
 
-  it('are removed by the next import; a live process’s and a recent unmarked one stay', async () => {
+  /** What vms-read itself left in TMPDIR (Node's own compile cache aside). */
+  const ours = () => readdirSync(tmp).filter((name) => name !== 'node-compile-cache');
+
+  it('leaves nothing in TMPDIR and nothing in the database; the next import loads', async () => {
+    const before = await entries();
     const big = await entriesDir(db.all, 300_000, 'te_killed_');
+    const startWal = walBytes();
     const killed = spawn(
       process.execPath,
       [CLI, 'import', '--db', db.db, '--workspace', 'ws_business', big],
       { env: { ...process.env, TMPDIR: tmp }, stdio: 'ignore' },
     );
-    await waitFor(async () => scratch().length === 1, 60_000);
+    // Killed once its rows are going into the database's log: mid-write.
+    await waitFor(async () => walBytes() > startWal + 4 * 1024 * 1024, 60_000);
     killed.kill('SIGKILL');
     await exitOf(killed);
     rmSync(big, { recursive: true, force: true });
-    const [dead] = scratch();
-    assert.match(dead, new RegExp(`^${SCRATCH}.+-${killed.pid}-`), 'named for its process');
-
-    // This test's own process is alive; an unmarked folder is judged by its age.
-    const live = `${SCRATCH}${ownMark()}-live`;
-    const recent = `${SCRATCH}unmarked-recent`;
-    const old = `${SCRATCH}unmarked-old`;
-    for (const name of [live, recent, old]) mkdirSync(join(tmp, name));
-    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
-    utimesSync(join(tmp, old), twoHoursAgo, twoHoursAgo);
+    assert.deepEqual(ours(), [], 'no scratch file of its own');
+    assert.equal(await entries(), before, 'none of its rows');
 
     const small = await entriesDir(db.all, 3, 'te_after_');
     const next = runCli(['import', '--db', db.db, '--workspace', 'ws_business', small], {
@@ -63,6 +61,7 @@ describe('the scratch folders of imports killed with -9', () => {
     });
     rmSync(small, { recursive: true, force: true });
     assert.equal(next.status, 0, next.stderr);
-    assert.deepEqual(scratch(), [live, recent].sort(), 'the dead and the old are gone');
+    assert.equal(await entries(), before + 3);
+    assert.deepEqual(ours(), []);
   });
 });

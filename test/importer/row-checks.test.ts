@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkSources, type ImportSource } from '../../src/importer/check-rows.js';
+import { importSources, type ImportSource } from '../../src/importer/import-pass.js';
 import { CappedProblems, formatProblems, PROBLEM_CAP } from '../../src/importer/import-problems.js';
 import { COLUMN_RULES, type ImportTable } from '../../src/importer/import-tables.js';
-import { loadSources } from '../../src/importer/load-tables.js';
 import { latestVersionTime } from '../../src/importer/row-rules.js';
 import type { LoadResult } from '../../src/store/load/load.js';
 import type { Row } from '../../src/store/sink.js';
@@ -41,17 +40,28 @@ function storeOf(stored: Stored) {
         .filter((row) => workspaceId === null || row.workspace_id === workspaceId)
         .map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])));
     },
-    openLoad: async () => ({
+    openLoad: async () => {
       // Kept as the store writes a new row: a column the file leaves out is null.
-      insert: async (table, rows) => {
+      const insert = async (table: string, rows: Row[]) => {
         const columns = COLUMN_RULES[table as ImportTable].map((rule) => rule.name);
         const full = rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])));
-        written.set(table as ImportTable, [...(written.get(table as ImportTable) ?? []), ...full]);
-      },
-      remove: async () => {},
-      finish: async () => ({ changed: true, version: 1, counts: {} as LoadResult['counts'] }),
-      abort: async () => {},
-    }),
+        pending.set(table as ImportTable, [...(pending.get(table as ImportTable) ?? []), ...full]);
+      };
+      // What the load wrote is kept only when it finishes (a problem rolls it back).
+      const pending = new Map<ImportTable, Row[]>();
+      return {
+        insert,
+        insertRead: insert,
+        remove: async () => {},
+        finish: async () => {
+          for (const [table, rows] of pending) written.set(table, rows);
+          return { changed: true, version: 1, counts: {} as LoadResult['counts'] };
+        },
+        abort: async () => {
+          pending.clear();
+        },
+      };
+    },
   };
   return { store, asked, written };
 }
@@ -72,8 +82,7 @@ async function check(files: Record<string, string>, stored: Stored = NOTHING_STO
   for (const problem of plan.problems) problems.push(problem);
   const { store, asked, written } = storeOf(stored);
   const options = { workspaceId: WS, notAfter: latestVersionTime(Date.now()) };
-  await checkSources(sources, options, store, problems);
-  if (problems.total === 0) await loadSources(sources, options, store);
+  await importSources(sources, options, store, problems, { failed: problems.total > 0 });
   return {
     written,
     asked,
@@ -434,15 +443,15 @@ describe('import row checks: each rule gives file:line: message', () => {
     assert.equal(rows('saved_queries')?.[0].definition, '{"query":{"metrics":["spend"]}}');
   });
 
-  it('asks the store about ids, codes and references, and accepts references the workspace holds', async () => {
+  it('asks the store about ids, codes and references as each batch arrives, and accepts references the workspace holds', async () => {
     const files = {
       'suppliers.ndjson': ndjson(valid('suppliers')),
       'assignments.ndjson': ndjson(valid('assignments', { worker_id: 'wkr_ws' })),
     };
     assert.deepEqual((await check(files)).asked, [
       ['suppliers', 'id', null, ['sup_1']],
-      ['assignments', 'id', null, ['asg_1']],
       ['suppliers', 'code', WS, ['IMP-1']],
+      ['assignments', 'id', null, ['asg_1']],
       ['workers', 'id', WS, ['wkr_ws']],
     ]);
     const worker = { ...stored('workers'), id: 'wkr_ws' };

@@ -101,8 +101,15 @@ export class LoadWriter {
     return (await this.session.all(`SELECT 1 AS one FROM ${table} LIMIT 1`)).length === 0;
   }
 
-  /** Writes a batch of rows of one table (every column present, `workspace_id` set). */
-  async write(table: DataTable, rows: readonly Row[]): Promise<void> {
+  /**
+   * Writes a batch of rows of one table (every column present, `workspace_id` set); `held`, when
+   * given, is what the store holds of their ids (Load.insertRead).
+   */
+  async write(
+    table: DataTable,
+    rows: readonly Row[],
+    held?: ReadonlyMap<string, Row>,
+  ): Promise<void> {
     if (rows.length === 0) return;
     if (!upsertsById(table)) {
       // The seed's own tables (workspaces, configurations, catalog entries): always new.
@@ -118,7 +125,7 @@ export class LoadWriter {
     for (let start = 0; start < rows.length; start += CHUNK) {
       const chunk = rows.slice(start, start + CHUNK);
       if (fresh) await this.insertNew(table, chunk);
-      else await this.upsert(table, chunk);
+      else await this.upsert(table, chunk, held);
     }
   }
 
@@ -138,14 +145,24 @@ export class LoadWriter {
     this.changed = true;
   }
 
-  private async upsert(table: DataTable, rows: readonly Row[]): Promise<void> {
+  private async upsert(
+    table: DataTable,
+    rows: readonly Row[],
+    held?: ReadonlyMap<string, Row>,
+  ): Promise<void> {
     const columns = columnNames(tableOf(table));
     const stored = new Map<string, Row>();
-    const found = await this.session.all(
-      `SELECT ${columns.join(', ')} FROM ${table} WHERE id IN (${placeholders(rows.length)})`,
-      rows.map((r) => r.id),
-    );
-    for (const row of found) stored.set(String(row.id), row as Row);
+    if (held)
+      for (const { id } of rows) {
+        const row = held.get(String(id));
+        if (row) stored.set(String(id), row);
+      }
+    else
+      for (const row of await this.session.all(
+        `SELECT ${columns.join(', ')} FROM ${table} WHERE id IN (${placeholders(rows.length)})`,
+        rows.map((r) => r.id),
+      ))
+        stored.set(String(row.id), row as Row);
     const gone = await this.departures.deletedBefore(table, rows, stored);
     const versionColumn = VERSION_COLUMN[table];
     const inserted: Row[] = [];

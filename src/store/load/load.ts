@@ -1,5 +1,5 @@
 import type { DataTable } from '../schema.js';
-import type { SeedSink } from '../sink.js';
+import type { Row, SeedSink } from '../sink.js';
 import { DEFAULT_TOMBSTONE_DAYS, sweepTombstones } from '../sql/tombstones.js';
 import type { Deletion } from './deletions.js';
 import { LoadWriter, type LoadCounts } from './load-writer.js';
@@ -22,6 +22,12 @@ export interface LoadResult {
  * writes to), `finish` commits them all, `abort` none.
  */
 export interface Load extends SeedSink {
+  /**
+   * A batch whose stored rows the caller has read already, in this load's view (an importer
+   * judges them first, stored-rows.ts): every row of `held` whose id is among the batch's, and
+   * none stored that is missing from it. Spares the writer reading them again.
+   */
+  insertRead(table: DataTable, rows: Row[], held: ReadonlyMap<string, Row>): Promise<void>;
   /** Deletions of records of one workspace (DESIGN §4.13), applied after every row when the load finishes. */
   remove(workspaceId: string, deletions: readonly Deletion[]): Promise<void>;
   finish(): Promise<LoadResult>;
@@ -62,6 +68,7 @@ export async function startLoad(write: VersionedWrite, options: LoadOptions = {}
   }
   return {
     insert: (table, rows) => writer.write(table, rows),
+    insertRead: (table, rows, held) => writer.write(table, rows, held),
     remove: (workspaceId, deletions) => writer.departures.deleteRecords(workspaceId, deletions),
     async finish() {
       await writer.finishWrites();

@@ -4,13 +4,13 @@
  * index (key-index.ts), then the codes and references against the store. Problems are pushed as
  * `file:line` as found; nothing is held in memory but a chunk of text and the problems.
  */
-import type { AdminWrites } from '../store/store.js';
-import type { ProblemSink } from './import-problems.js';
-import { DELETIONS } from './import-tables.js';
+import type { AdminWrites } from '../../../src/store/store.js';
+import type { ProblemSink } from '../../../src/importer/import-problems.js';
+import { DELETIONS } from '../../../src/importer/import-tables.js';
 import { KeyIndex } from './key-index.js';
-import { checkRow, type RowOptions } from './row-rules.js';
-import { judgeStoredRows, type CheckedRow } from './stored-rows.js';
-import { NotUtf8Error, streamSource, type SourceFile } from './source-files.js';
+import { checkRow, type RowOptions } from '../../../src/importer/row-rules.js';
+import { judgeStoredRows, type CheckedRow } from '../../../src/importer/stored-rows.js';
+import { NotUtf8Error, streamSource, type SourceFile } from '../../../src/importer/source-files.js';
 
 /** A source file and a way to read its text, in chunks, as many times as asked. */
 export interface ImportSource extends SourceFile {

@@ -1,12 +1,12 @@
 /** The load pass of an import: the checked files streamed again through the store's load writer. */
-import { LoadConflictError } from '../store/load/load-writer.js';
-import type { Deletion, LoadResult, LoadOptions } from '../store/load/load.js';
-import { DELETIONS } from './import-tables.js';
-import type { AdminWrites } from '../store/store.js';
+import { LoadConflictError } from '../../../src/store/load/load-writer.js';
+import type { Deletion, LoadResult, LoadOptions } from '../../../src/store/load/load.js';
+import { DELETIONS } from '../../../src/importer/import-tables.js';
+import type { AdminWrites } from '../../../src/store/store.js';
 import type { ImportSource } from './check-rows.js';
-import type { ImportProblem } from './import-problems.js';
-import { checkRow, type RowOptions } from './row-rules.js';
-import { streamSource } from './source-files.js';
+import type { ImportProblem } from '../../../src/importer/import-problems.js';
+import { checkRow, type RowOptions } from '../../../src/importer/row-rules.js';
+import { streamSource } from '../../../src/importer/source-files.js';
 
 const BATCH = 1000;
 

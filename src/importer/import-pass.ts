@@ -1,0 +1,160 @@
+/**
+ * An import in one pass over its files (docs/importer.md): each row read once, checked by the
+ * row rules (row-rules.ts), its keys noted as it arrives (key-index.ts), judged against the
+ * stored row of its id (stored-rows.ts), its references resolved, and written at once by the
+ * store's load writer, all in the load's one transaction. The first problem ends the writing:
+ * the transaction is rolled back then and there, the rest of the files still checked (against
+ * the store as it was before the load) so that every problem is reported, and nothing is
+ * written. Only a chunk of text, a batch of rows and the keys' fingerprints are held in memory.
+ */
+import type { Deletion, Load, LoadOptions, LoadResult } from '../store/load/load.js';
+import type { AdminWrites } from '../store/store.js';
+import type { ImportProblem, ProblemSink } from './import-problems.js';
+import { DELETIONS, type ImportTable } from './import-tables.js';
+import { KeyIndex } from './key-index.js';
+import { checkRow, type RowOptions } from './row-rules.js';
+import { judgeStoredRows, type CheckedRow } from './stored-rows.js';
+import { NotUtf8Error, streamSource, type SourceFile } from './source-files.js';
+
+/** A source file and a way to read its text, in chunks. */
+export interface ImportSource extends SourceFile {
+  text(): AsyncIterable<string>;
+}
+
+/** Rows handed to the load writer at once. */
+const BATCH = 1000;
+
+/**
+ * Checks and loads the sources (in dependency order, deletions last) into one workspace. Returns
+ * what the load did, or null when a problem was found (every one pushed to `problems`, nothing
+ * written). `failed` says problems were found before (the directory's listing): nothing is
+ * written, the files are only checked.
+ */
+export async function importSources(
+  sources: readonly ImportSource[],
+  options: Omit<RowOptions, 'format'>,
+  store: Pick<AdminWrites, 'storedRows' | 'openLoad'>,
+  problems: ProblemSink,
+  { failed = false, loadOptions = {} }: { failed?: boolean; loadOptions?: LoadOptions } = {},
+): Promise<LoadResult | null> {
+  const pass = new ImportPass(options, store, problems, failed);
+  try {
+    if (!failed) pass.load = await store.openLoad(loadOptions);
+    for (const source of sources) await pass.read(source);
+    await pass.stopWriting();
+    return pass.load ? await pass.load.finish() : null;
+  } catch (error) {
+    await pass.stopWriting(true);
+    throw error;
+  }
+}
+
+class ImportPass {
+  /** The open load while no problem has been found. */
+  load: Load | null = null;
+  private readonly keys: KeyIndex;
+  private readonly problems: ProblemSink;
+  /** Codes stored suppliers held that this load's rows change (key-index.ts). */
+  private readonly released = new Map<string, string>();
+
+  constructor(
+    private readonly options: Omit<RowOptions, 'format'>,
+    private readonly store: Pick<AdminWrites, 'storedRows' | 'openLoad'>,
+    sink: ProblemSink,
+    private failed: boolean,
+  ) {
+    this.problems = {
+      push: (problem: ImportProblem) => {
+        this.failed = true;
+        sink.push(problem);
+      },
+    };
+    this.keys = new KeyIndex(options.workspaceId, this.problems);
+  }
+
+  /** Ends the writing once a problem is found (or at once with `always`): nothing written. */
+  async stopWriting(always = false): Promise<void> {
+    if (!this.load || (!this.failed && !always)) return;
+    const load = this.load;
+    this.load = null;
+    await load.abort();
+  }
+
+  async read(source: ImportSource): Promise<void> {
+    const { file } = source;
+    try {
+      for await (const rows of streamSource(source, source.text(), this.problems)) {
+        const batch: CheckedRow[] = [];
+        const codes: string[] = [];
+        for (const { line, values } of rows) {
+          const checked = checkRow(source.table, values, {
+            ...this.options,
+            format: source.format,
+          });
+          for (const message of checked.problems) this.problems.push({ file, line, message });
+          const { row } = checked;
+          if (source.table !== DELETIONS) {
+            const code = this.keys.note(source.table, file, line, row);
+            if (code !== null) codes.push(code);
+          } else if (typeof row.type === 'string' && typeof row.id === 'string')
+            this.keys.noteDeletion(file, line, row.type, row.id);
+          batch.push({ file, line, row, absent: checked.absent });
+        }
+        if (source.table === DELETIONS) await this.remove(batch);
+        else await this.upsert(source.table, batch, codes);
+      }
+    } catch (error) {
+      if (!(error instanceof NotUtf8Error)) throw error;
+      this.problems.push({ file, message: error.message });
+    }
+  }
+
+  /**
+   * A batch of rows of a table: judged against the stored rows (read before the load's own
+   * writes, or, while the load writes, with none of its ids written yet: a repeated id is a
+   * problem that ends the writing first), its codes and references resolved, then written.
+   */
+  private async upsert(
+    table: ImportTable,
+    batch: readonly CheckedRow[],
+    codes: readonly string[],
+  ): Promise<void> {
+    await this.stopWriting();
+    const { store, options, problems } = this;
+    const released = table === 'suppliers' ? this.released : undefined;
+    const held = await judgeStoredRows(
+      store,
+      table,
+      options.workspaceId,
+      batch,
+      problems,
+      released,
+    );
+    await this.keys.judgeCodes(store, codes, this.released);
+    await this.keys.checkReferences(store, table, batch);
+    await this.stopWriting();
+    if (!this.load) return;
+    for (let start = 0; start < batch.length; start += BATCH)
+      await this.load.insertRead(
+        table,
+        batch.slice(start, start + BATCH).map((checked) => checked.row),
+        held,
+      );
+  }
+
+  /** Deletions are judged against the stored records as they apply, when the load finishes. */
+  private async remove(batch: readonly CheckedRow[]): Promise<void> {
+    await this.stopWriting();
+    if (!this.load) return;
+    await this.load.remove(
+      this.options.workspaceId,
+      batch.map(({ file, line, row }) => ({
+        type: row.type as Deletion['type'],
+        id: String(row.id),
+        deleted_at: String(row.deleted_at),
+        file,
+        line,
+      })),
+    );
+  }
+}
