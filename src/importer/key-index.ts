@@ -30,7 +30,9 @@ export class KeyIndex {
   private readonly ids = new Map<string, SeenKeys>();
   /** Supplier codes of the files (a workspace's suppliers are few): exact. */
   private readonly codes = new Map<string, FirstCode>();
-  private readonly found = new Set<string>();
+  /** Per table, ids of records the store was found to hold lately. */
+  private readonly found = new Map<ImportTable, Set<string>>();
+  private foundCount = 0;
   private readonly references = new Map<ImportTable, readonly ColumnRule[]>();
 
   constructor(
@@ -112,6 +114,17 @@ export class KeyIndex {
     }
   }
 
+  private noteFound(target: ImportTable, id: string): void {
+    if (this.foundCount >= FOUND_KEPT) {
+      this.found.clear();
+      this.foundCount = 0;
+    }
+    let ids = this.found.get(target);
+    if (!ids) this.found.set(target, (ids = new Set()));
+    ids.add(id);
+    this.foundCount++;
+  }
+
   private referencesOf(table: ImportTable): readonly ColumnRule[] {
     let rules = this.references.get(table);
     if (!rules)
@@ -132,8 +145,9 @@ export class KeyIndex {
     const rules = this.referencesOf(table);
     if (rules.length === 0) return;
     const asked = new Map<ImportTable, Set<string>>();
+    // A string keeps its hash: the set of stored ids is asked first, the fingerprints after.
     const unresolved = (target: ImportTable, id: string) =>
-      !this.seen(target).has(id) && !this.found.has(`${target}\u0000${id}`);
+      !this.found.get(target)?.has(id) && !this.seen(target).has(id);
     for (const { row } of batch)
       for (const rule of rules) {
         const target = rule.references as ImportTable;
@@ -152,12 +166,8 @@ export class KeyIndex {
         ),
       );
       for (const id of ids) {
-        const key = `${target}\u0000${id}`;
-        if (!held.has(id)) missing.add(key);
-        else {
-          if (this.found.size >= FOUND_KEPT) this.found.clear();
-          this.found.add(key);
-        }
+        if (!held.has(id)) missing.add(`${target}\u0000${id}`);
+        else this.noteFound(target, id);
       }
     }
     for (const { file, line, row } of batch)

@@ -8,7 +8,7 @@
  * of a file or a reference to a record the file brings. The fingerprint is three 32-bit hashes of
  * the key with seeds drawn afresh for each import, so no file can be made to collide on purpose,
  * and the chance that any two of a load's n keys share one is about n² / 2⁹⁷: 10⁻¹⁷ for a load of
- * a million rows (docs/importer.md "Keys seen").
+ * a million rows (docs/operations.md "Keys seen").
  */
 import { randomInt } from 'node:crypto';
 
