@@ -50,6 +50,16 @@ async function stateOf(db: string) {
   }
 }
 
+/** A folder of 20,000 new time entries for the database at `db` (test/support/import-files.ts). */
+async function newEntries(db: string, prefix?: string) {
+  const store = (await openStore(db)) as SqlStore;
+  try {
+    return await entriesDir((sql) => store.all(sql), 20_000, prefix);
+  } finally {
+    await store.close();
+  }
+}
+
 /** The import failed in one line, and nothing of it is visible. */
 async function assertRefusedWhole(result: ReturnType<typeof runCli>, db: string, before: object) {
   assert.equal(result.status, 1, result.stderr);
@@ -73,9 +83,7 @@ describe('imports that cannot write leave nothing of themselves (SQLite)', { ski
       },
     );
     assert.equal(seeded.status, 0, seeded.stderr);
-    const store = (await openStore(db)) as SqlStore;
-    files = await entriesDir((sql) => store.all(sql), 20_000);
-    await store.close();
+    files = await newEntries(db);
   });
   after(() => {
     disk?.unmount();
@@ -96,9 +104,7 @@ describe('imports that cannot write leave nothing of themselves (SQLite)', { ski
   });
 
   it('under a file-size limit: exit 1, nothing visible', async () => {
-    const store = (await openStore(db)) as SqlStore;
-    const more = await entriesDir((sql) => store.all(sql), 20_000, 'te_limit_');
-    await store.close();
+    const more = await newEntries(db, 'te_limit_');
     try {
       const before = await stateOf(db);
       // Below the database's own size: the first page it adds fails.
@@ -136,9 +142,7 @@ describe(
         },
       );
       assert.equal(seeded.status, 0, seeded.stderr);
-      const store = (await openStore(db)) as SqlStore;
-      files = await entriesDir((sql) => store.all(sql), 20_000);
-      await store.close();
+      files = await newEntries(db);
     });
     after(() => {
       cluster?.destroy();
@@ -174,9 +178,7 @@ describe(
     // Until issue 59 the importer kept its keys in a scratch SQLite file, which such a limit
     // refused (exit 1, nothing written); it keeps them in memory now and writes no file at all.
     it('under a file-size limit of 64 KiB the import loads: it writes no file of its own', async () => {
-      const store = (await openStore(db)) as SqlStore;
-      const more = await entriesDir((sql) => store.all(sql), 20_000, 'te_limit_');
-      await store.close();
+      const more = await newEntries(db, 'te_limit_');
       try {
         const before = await stateOf(db);
         const loaded = runLimited(64, ['import', '--db', db, '--workspace', WS, more]);
