@@ -13,6 +13,7 @@ import type { ImportProblem, ProblemSink } from './import-problems.js';
 import { DELETIONS, type ImportTable } from './import-tables.js';
 import { KeyIndex } from './key-index.js';
 import { checkRow, type RowOptions } from './row-rules.js';
+import { checkStaged, type StagedTable } from './staged-checks.js';
 import { judgeStoredRows, type CheckedRow } from './stored-rows.js';
 import { NotUtf8Error, streamSource, type SourceFile } from './source-files.js';
 
@@ -39,8 +40,9 @@ export async function importSources(
 ): Promise<LoadResult | null> {
   const pass = new ImportPass(options, store, problems, failed);
   try {
-    if (!failed) pass.load = await store.openLoad(loadOptions);
+    if (!failed) pass.openedLoad(await store.openLoad(loadOptions));
     for (const source of sources) await pass.read(source);
+    await pass.finishStaged();
     await pass.stopWriting();
     return pass.load ? await pass.load.finish() : null;
   } catch (error) {
@@ -56,6 +58,11 @@ class ImportPass {
   private readonly problems: ProblemSink;
   /** Codes stored suppliers held that this load's rows change (key-index.ts). */
   private readonly released = new Map<string, string>();
+  /**
+   * The tables staged so far, when the load stages its rows (PostgreSQL, staged-checks.ts): the
+   * load then stays open to the end, whatever is found, for the checks asked of the staged rows.
+   */
+  private staged: StagedTable[] | null = null;
 
   constructor(
     private readonly options: Omit<RowOptions, 'format'>,
@@ -72,9 +79,15 @@ class ImportPass {
     this.keys = new KeyIndex(options.workspaceId, this.problems);
   }
 
+  /** The load opened before any file is read. */
+  openedLoad(load: Load): void {
+    this.load = load;
+    if (load.staging) this.staged = [];
+  }
+
   /** Ends the writing once a problem is found (or at once with `always`): nothing written. */
   async stopWriting(always = false): Promise<void> {
-    if (!this.load || (!this.failed && !always)) return;
+    if (!this.load || (!always && (!this.failed || this.staged))) return;
     const load = this.load;
     this.load = null;
     await load.abort();
@@ -101,6 +114,7 @@ class ImportPass {
           batch.push({ file, line, row, absent: checked.absent });
         }
         if (source.table === DELETIONS) await this.remove(batch);
+        else if (this.staged) await this.stage(source.table, file, batch, codes);
         else await this.upsert(source.table, batch, codes);
       }
     } catch (error) {
@@ -142,10 +156,46 @@ class ImportPass {
       );
   }
 
+  /**
+   * A batch of rows staged (PostgreSQL): checked across rows once every file is read
+   * (`finishStaged`), as sets.
+   */
+  private async stage(
+    table: ImportTable,
+    file: string,
+    batch: readonly CheckedRow[],
+    codes: readonly string[],
+  ): Promise<void> {
+    const staged = this.staged as StagedTable[];
+    let last = staged.at(-1);
+    if (last?.table !== table) {
+      if (staged.some((t) => t.table === table))
+        throw new Error(`${table} staged from two files (${file})`);
+      staged.push((last = { table, file, codes: [] }));
+    }
+    last.codes.push(...codes);
+    await this.load?.staging?.stage(table, batch);
+  }
+
+  /**
+   * The staged rows checked across rows (staged-checks.ts), then, if nothing was found, written
+   * table by table; else the load is rolled back.
+   */
+  async finishStaged(): Promise<void> {
+    const staging = this.load?.staging;
+    if (!this.staged || !staging) return;
+    const { store, options, problems, keys } = this;
+    const staged = this.staged;
+    this.staged = null;
+    await checkStaged(staging, staged, keys, store, options.workspaceId, problems);
+    if (this.failed) return;
+    for (const { table } of staged) await staging.write(table);
+  }
+
   /** Deletions are judged against the stored records as they apply, when the load finishes. */
   private async remove(batch: readonly CheckedRow[]): Promise<void> {
     await this.stopWriting();
-    if (!this.load) return;
+    if (!this.load || this.failed) return;
     await this.load.remove(
       this.options.workspaceId,
       batch.map(({ file, line, row }) => ({

@@ -16,14 +16,34 @@ export interface ProblemSink {
 /** Problems kept in memory at most; beyond them only the count grows (a file of any size). */
 export const PROBLEMS_KEPT = 10_000;
 
-/** Keeps the first PROBLEMS_KEPT problems found and counts them all. */
+/** Problems in the order they are listed: by file, then line (stable: a line's in the order found). */
+const byPlace = (a: ImportProblem, b: ImportProblem): number =>
+  (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || (a.line ?? 0) - (b.line ?? 0);
+
+/**
+ * Keeps the PROBLEMS_KEPT problems that come first in a file's order (by file, then line), and
+ * counts them all: what is kept does not depend on the order the checks ran in (a staged import
+ * finds a file's references after its rows' own problems).
+ */
 export class CappedProblems implements ProblemSink {
-  readonly list: ImportProblem[] = [];
+  private kept: ImportProblem[] = [];
   total = 0;
 
   push(problem: ImportProblem): void {
     this.total++;
-    if (this.list.length < PROBLEMS_KEPT) this.list.push(problem);
+    this.kept.push(problem);
+    if (this.kept.length >= 2 * PROBLEMS_KEPT) this.trim();
+  }
+
+  private trim(): void {
+    if (this.kept.length > PROBLEMS_KEPT)
+      this.kept = this.kept.sort(byPlace).slice(0, PROBLEMS_KEPT);
+  }
+
+  /** The problems kept, by file and line. */
+  get list(): ImportProblem[] {
+    this.trim();
+    return this.kept;
   }
 }
 
@@ -36,9 +56,7 @@ export function formatProblems(
   cap = PROBLEM_CAP,
   total = problems.length,
 ): string[] {
-  const sorted = [...problems].sort(
-    (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || (a.line ?? 0) - (b.line ?? 0),
-  );
+  const sorted = [...problems].sort(byPlace);
   const lines = sorted
     .slice(0, cap)
     .map((p) =>

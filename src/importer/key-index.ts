@@ -16,6 +16,10 @@ import type { CheckedRow } from './stored-rows.js';
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
+/** A reference to a record neither the files nor the workspace hold. */
+export const missingReference = (column: string, id: string, target: string, workspaceId: string) =>
+  `${column} ${shown(id)} is neither in the ${target} file nor in workspace ${workspaceId}`;
+
 /** Records the store was found to hold, kept to spare asking again (rows name the same few). */
 const FOUND_KEPT = 10_000;
 
@@ -125,7 +129,7 @@ export class KeyIndex {
     this.foundCount++;
   }
 
-  private referencesOf(table: ImportTable): readonly ColumnRule[] {
+  referencesOf(table: ImportTable): readonly ColumnRule[] {
     let rules = this.references.get(table);
     if (!rules)
       this.references.set(table, (rules = COLUMN_RULES[table].filter((r) => r.references)));
@@ -178,7 +182,7 @@ export class KeyIndex {
         this.problems.push({
           file,
           line,
-          message: `${rule.name} ${shown(id)} is neither in the ${target} file nor in workspace ${this.workspaceId}`,
+          message: missingReference(rule.name, id, target, this.workspaceId),
         });
       }
   }

@@ -50,7 +50,6 @@ export async function judgeStoredRows(
 ): Promise<Map<string, Row>> {
   const read = new Map<string, Row>();
   const columns = columnNames(TABLES.get(table) as Table);
-  const version = VERSION_COLUMN[table];
   const keyed = rows.filter(({ row }) => typeof row.id === 'string');
   for (let start = 0; start < keyed.length; start += CHUNK) {
     const chunk = keyed.slice(start, start + CHUNK);
@@ -62,28 +61,45 @@ export async function judgeStoredRows(
       ]),
     );
     for (const [id, held] of stored) read.set(id, held);
-    for (const { file, line, row, absent } of chunk) {
-      const held = stored.get(String(row.id));
-      if (held && released && held.workspace_id === workspaceId && typeof held.code === 'string')
-        if (typeof row.code === 'string' && row.code !== held.code)
-          released.set(held.code, String(held.id));
-      if (!held) {
-        if (absent.length > 0) problems.push({ file, line, message: newRecordProblem(absent) });
-        continue;
-      }
-      const merged = mergeStored(held, row);
-      const outcome = classify(
-        table,
-        {
-          id: String(row.id),
-          content: canonicalRow(table, merged),
-          version: version ? String(merged[version]) : null,
-        },
-        storedVersionOf(table, held),
-        workspaceId,
-      );
-      if (typeof outcome === 'object') problems.push({ file, line, message: outcome.problem });
-    }
+    judgeHeld(table, workspaceId, chunk, stored, problems, released);
   }
   return read;
+}
+
+/**
+ * Judges rows against `stored`, the stored rows (any workspace) of their ids by id: a row whose
+ * id is not there is new, and a problem if it leaves required columns out.
+ */
+export function judgeHeld(
+  table: ImportTable,
+  workspaceId: string,
+  rows: readonly CheckedRow[],
+  stored: ReadonlyMap<string, Row>,
+  problems: ProblemSink,
+  released?: Map<string, string>,
+): void {
+  const version = VERSION_COLUMN[table];
+  for (const { file, line, row, absent } of rows) {
+    if (typeof row.id !== 'string') continue;
+    const held = stored.get(row.id);
+    if (held && released && held.workspace_id === workspaceId && typeof held.code === 'string')
+      if (typeof row.code === 'string' && row.code !== held.code)
+        released.set(held.code, String(held.id));
+    if (!held) {
+      if (absent.length > 0) problems.push({ file, line, message: newRecordProblem(absent) });
+      continue;
+    }
+    const merged = mergeStored(held, row);
+    const outcome = classify(
+      table,
+      {
+        id: row.id,
+        content: canonicalRow(table, merged),
+        version: version ? String(merged[version]) : null,
+      },
+      storedVersionOf(table, held),
+      workspaceId,
+    );
+    if (typeof outcome === 'object') problems.push({ file, line, message: outcome.problem });
+  }
 }

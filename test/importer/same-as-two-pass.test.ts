@@ -11,13 +11,10 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { importDirectory } from '../../src/admin/import.js';
-import { formatProblems } from '../../src/importer/import-problems.js';
-import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES } from '../../src/store/sql/change-log.js';
-import { PERIOD_ZONES_TABLE } from '../../src/store/sql/period-zones.js';
 import { FUZZ_SEED } from '../fuzz/fuzz-settings.js';
+import { contents, shownOutcome, version } from '../support/two-pass-import/compare.js';
 import { importDirectoryTwoPass } from '../support/two-pass-import/import-directory.js';
 import {
-  LOAD_TABLES,
   loadPlan,
   storedIds,
   writeLoad,
@@ -25,41 +22,6 @@ import {
 } from '../support/two-pass-import/random-loads.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../support/test-databases.js';
 import { WS } from './valid-rows.js';
-
-const TABLES = [
-  ...LOAD_TABLES,
-  ...[...CHANGE_LOG_TABLES, ...TOMBSTONE_TABLES, PERIOD_ZONES_TABLE].map((t) => t.name),
-];
-
-/** A load's own clock (when a supplier's audience lost it, say): the same for both importers. */
-const STARTED = new Date().toISOString();
-const clockless = (row: Record<string, unknown>) =>
-  JSON.stringify(row, (_key, value: unknown) =>
-    typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) && value >= STARTED
-      ? '<the load’s clock>'
-      : value,
-  );
-
-/** Every row of the tables an import writes, each table's rows in one order. */
-async function contents(db: TestDatabase): Promise<Record<string, string[]>> {
-  const dump: Record<string, string[]> = {};
-  for (const table of TABLES)
-    dump[table] = (await db.all(`SELECT * FROM ${table}`)).map(clockless).sort();
-  dump.version = await version(db);
-  return dump;
-}
-
-const version = async (db: TestDatabase) =>
-  (await db.all("SELECT value FROM meta WHERE key = 'data_version'")).map((r) => String(r.value));
-
-/** An outcome as compared: counts and version, or the problems as the CLI prints them. */
-function shownOutcome(
-  outcome: Awaited<ReturnType<typeof importDirectory>>,
-): Record<string, unknown> {
-  return outcome.imported
-    ? { counts: outcome.counts, dataVersion: outcome.dataVersion }
-    : { problems: formatProblems(outcome.problems, 10_000, outcome.total) };
-}
 
 for (const dialect of DIALECTS)
   describe(`the one-pass importer does what the two-pass importer did (${dialect})`, () => {

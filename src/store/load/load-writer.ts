@@ -275,6 +275,17 @@ export class LoadWriter {
     );
   }
 
+  /** The change log is built whole at the end (it was empty when the load began). */
+  get changeLogDeferred(): boolean {
+    return this.deferChangeLog;
+  }
+
+  /** Rows of a table written by other means (load/staging.ts: new rows in one statement). */
+  noteInserted(table: DataTable, rows: number): void {
+    this.counts[table].inserted += rows;
+    if (rows > 0) this.changed = true;
+  }
+
   /** What was left to the end: the change log when it was empty at the start, the indexes. */
   async finishWrites(): Promise<void> {
     if (await this.departures.finish(!this.deferChangeLog)) this.changed = true;

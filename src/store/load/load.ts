@@ -3,6 +3,7 @@ import type { Row, SeedSink } from '../sink.js';
 import { DEFAULT_TOMBSTONE_DAYS, sweepTombstones } from '../sql/tombstones.js';
 import type { Deletion } from './deletions.js';
 import { LoadWriter, type LoadCounts } from './load-writer.js';
+import { Staging } from './staging.js';
 import type { WriteSession } from './write-session.js';
 
 export type { LoadCounts } from './load-writer.js';
@@ -28,6 +29,12 @@ export interface Load extends SeedSink {
    * none stored that is missing from it. Spares the writer reading them again.
    */
   insertRead(table: DataTable, rows: Row[], held: ReadonlyMap<string, Row>): Promise<void>;
+  /**
+   * Where an importer stages its rows to check them as sets before writing them (PostgreSQL:
+   * load/staging.ts); null where checking each batch as it arrives costs less (SQLite, whose
+   * queries are calls within the process).
+   */
+  readonly staging?: Staging | null;
   /** Deletions of records of one workspace (DESIGN §4.13), applied after every row when the load finishes. */
   remove(workspaceId: string, deletions: readonly Deletion[]): Promise<void>;
   finish(): Promise<LoadResult>;
@@ -69,6 +76,7 @@ export async function startLoad(write: VersionedWrite, options: LoadOptions = {}
   return {
     insert: (table, rows) => writer.write(table, rows),
     insertRead: (table, rows, held) => writer.write(table, rows, held),
+    staging: write.session.dialect.name === 'postgres' ? new Staging(write.session, writer) : null,
     remove: (workspaceId, deletions) => writer.departures.deleteRecords(workspaceId, deletions),
     async finish() {
       await writer.finishWrites();

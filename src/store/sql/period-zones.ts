@@ -43,9 +43,8 @@ export const FILL_PERIOD_ZONES = ZONED_TABLES.map(
     ` MIN(period_start), MAX(period_end) FROM ${table} GROUP BY workspace_id, ${CREATED_DAY}`,
 );
 
-/** Adds a zone, or widens the stored one to take it in (a zone never narrows). */
-const WIDEN_ZONE =
-  `INSERT INTO period_zones (${ZONE_COLUMNS}) VALUES (?, ?, ?, ?, ?)` +
+/** A zone given is added, or widens the stored one to take it in (a zone never narrows). */
+const WIDENED =
   ` ON CONFLICT (table_name, workspace_id, created_day) DO UPDATE SET` +
   ` first_period_start = CASE WHEN excluded.first_period_start < period_zones.first_period_start` +
   ` THEN excluded.first_period_start ELSE period_zones.first_period_start END,` +
@@ -53,6 +52,18 @@ const WIDEN_ZONE =
   ` THEN excluded.last_period_end ELSE period_zones.last_period_end END` +
   ` WHERE excluded.first_period_start < period_zones.first_period_start` +
   ` OR excluded.last_period_end > period_zones.last_period_end`;
+
+const WIDEN_ZONE = `INSERT INTO period_zones (${ZONE_COLUMNS}) VALUES (?, ?, ?, ?, ?)${WIDENED}`;
+
+/**
+ * The zones of the rows `source` selects (a query of a zoned table's `workspace_id`,
+ * `created_at`, `period_start` and `period_end`), widened in one statement: the staged import's
+ * (load/staging.ts) counterpart of `widenPeriodZones`.
+ */
+export const widenZonesOf = (table: string, source: string): string =>
+  `INSERT INTO period_zones (${ZONE_COLUMNS}) SELECT '${table}', workspace_id, ${CREATED_DAY},` +
+  ` MIN(period_start), MAX(period_end) FROM (${source}) rows GROUP BY workspace_id, ${CREATED_DAY}` +
+  WIDENED;
 
 export const isZoned = (table: string): boolean =>
   (ZONED_TABLES as readonly string[]).includes(table);
