@@ -52,6 +52,8 @@ function missingOf(columns: readonly string[], row: Row): string | null {
 
 export class Staging {
   private readonly staged = new Set<DataTable>();
+  /** Per table, how many staged rows the checks found stored: none, and writing needs no join. */
+  private readonly storedCounts = new Map<DataTable, number>();
   /** The COPY under way, awaited before the next one: reading overlaps the server's work. */
   private copying: Promise<void> = Promise.resolve();
   private cursors = 0;
@@ -105,10 +107,15 @@ export class Staging {
         `${columns.map((c) => `t.${c}`).join(', ')} FROM ${stagingOf(table)} s ` +
         `${join} ${table} t ON t.id = s.id ORDER BY s.line`,
     );
+    let count = 0;
     try {
       for (;;) {
         const fetched = await this.session.all(`FETCH ${PAGE} FROM ${name}`);
-        if (fetched.length === 0) return;
+        if (fetched.length === 0) {
+          if (!all) this.storedCounts.set(table, count);
+          return;
+        }
+        count += fetched.length;
         const page: StagedPage = { rows: [], stored: new Map() };
         for (const r of fetched) {
           page.rows.push({ line: Number(r.staged_line), row: this.rowOf(table, r as Row) });
@@ -181,7 +188,9 @@ export class Staging {
   async write(table: DataTable): Promise<void> {
     if (!this.staged.has(table)) return;
     const plain = this.plainInserts(table);
-    for await (const page of this.storedPages(table, !plain))
+    const stored =
+      plain && this.storedCounts.get(table) === 0 ? [] : this.storedPages(table, !plain);
+    for await (const page of stored)
       await this.writer.write(
         table,
         page.rows.map((r) => r.row),
@@ -211,7 +220,9 @@ export class Staging {
     const logged = !this.writer.changeLogDeferred;
     const log = (type: string, ids: string) =>
       `INSERT INTO record_changes (type, id, workspace_id, version) SELECT DISTINCT '${type}', ${ids}` +
-      ` ON CONFLICT (type, id) DO UPDATE SET workspace_id = excluded.workspace_id, version = excluded.version`;
+      ` ON CONFLICT (type, id) DO UPDATE SET workspace_id = excluded.workspace_id, version = excluded.version` +
+      // A record this load logged already (a timesheet, then its entries) is left as it is.
+      ` WHERE record_changes.version <> excluded.version OR record_changes.workspace_id <> excluded.workspace_id`;
     const version = String(this.writer.version);
     if (logged && isFeedTable(table))
       changes.push(log(FEED_TYPE_OF[table], `id, workspace_id, ${version} FROM written`));
