@@ -9,14 +9,15 @@ import { SOURCE_RULES, type ColumnRule, type SourceTable } from './import-tables
 import { shown } from './import-problems.js';
 import type { SourceFormat } from './source-files.js';
 
-type Converted = { value: string | number } | { problem: string };
+export type Converted = { value: string | number } | { problem: string };
 
-const RANGES = {
+export const RANGES = {
   integer: [-(2 ** 31), 2 ** 31 - 1],
   bigint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
 } as const;
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const LONE_SURROGATE =
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Values already found valid: a file repeats its dates and times (a day's entries, a load's
@@ -44,32 +45,13 @@ function isStoredTime(
   return valid;
 }
 
-const isCalendarDate = (value: string) =>
+export const isCalendarDate = (value: string) =>
   isStoredTime(value, /^\d{4}-\d{2}-\d{2}$/, `${value}T00:00:00.000Z`, validDates);
-const isTimestamp = (value: string) =>
+export const isTimestamp = (value: string) =>
   isStoredTime(value, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, value, validTimestamps);
 
-function integerOf(rule: ColumnRule, raw: unknown, format: SourceFormat): Converted {
-  const number =
-    format === 'csv' ? (/^-?\d+$/.test(String(raw)) ? Number(raw) : NaN) : (raw as number);
-  if (typeof number !== 'number' || !Number.isInteger(number))
-    return { problem: `${rule.name} must be an integer, got ${shown(raw)}` };
-  const [min, max] = RANGES[rule.type as 'integer' | 'bigint'];
-  if (number < min || number > max)
-    return { problem: `${rule.name} must be an integer from ${min} to ${max}, got ${shown(raw)}` };
-  return { value: number };
-}
-
-function flagOf(rule: ColumnRule, raw: unknown, format: SourceFormat): Converted {
-  if (format === 'csv' && (raw === '0' || raw === '1')) return { value: Number(raw) };
-  if (format === 'ndjson' && (raw === 0 || raw === 1 || typeof raw === 'boolean'))
-    return { value: Number(raw) };
-  const expected = format === 'csv' ? '0 or 1' : 'true, false, 0 or 1';
-  return { problem: `${rule.name} must be ${expected}, got ${shown(raw)}` };
-}
-
 /** A saved query's stored definition, checked as `saved-query create` checks it (DESIGN §4.9). */
-function definitionOf(rule: ColumnRule, raw: unknown): Converted {
+export function definitionOf(rule: ColumnRule, raw: unknown): Converted {
   const checked = checkSavedDefinition(raw);
   if (!checked.ok) return { problem: `${rule.name} ${checked.problem}` };
   const text = JSON.stringify(checked.definition);
@@ -82,7 +64,7 @@ function definitionOf(rule: ColumnRule, raw: unknown): Converted {
 }
 
 /** More than `max` code points (a string of `max` or fewer UTF-16 units never is). */
-function longerThan(text: string, max: number): boolean {
+export function longerThan(text: string, max: number): boolean {
   if (text.length <= max) return false;
   if (text.length > 2 * max) return true;
   // Code points: UTF-16 units less the second half of each surrogate pair.
@@ -95,41 +77,15 @@ function longerThan(text: string, max: number): boolean {
   return false;
 }
 
-function textOf(rule: ColumnRule, raw: unknown): Converted {
-  if (typeof raw === 'string' && rule.maxLength !== undefined && longerThan(raw, rule.maxLength))
-    return {
-      problem: `${rule.name} is longer than ${rule.maxLength.toLocaleString('en')} characters`,
-    };
-  if (rule.format === 'saved-definition') return definitionOf(rule, raw);
-  if (typeof raw !== 'string')
-    return { problem: `${rule.name} must be a string, got ${shown(raw)}` };
-  if (raw.includes('\u0000')) return { problem: `${rule.name} contains a NUL character` };
-  if (LONE_SURROGATE.test(raw))
-    return { problem: `${rule.name} is not well-formed Unicode (a lone surrogate)` };
-  const bad = (expected: string): Converted => ({
-    problem: `${rule.name} must be ${expected}, got ${shown(raw)}`,
-  });
-  if (rule.format === 'id' && !isPlainId(raw)) return bad(PLAIN_ID_SHAPE);
-  if (rule.format === 'date' && !isCalendarDate(raw)) return bad('a date YYYY-MM-DD');
-  if (rule.format === 'timestamp' && !isTimestamp(raw))
-    return bad('a UTC timestamp YYYY-MM-DDTHH:MM:SS.sssZ');
-  if (rule.format === 'currency' && !CURRENCY_CODE.test(raw))
-    return bad('a three-letter ISO 4217 code in capitals');
-  if (rule.values && !rule.values.includes(raw)) return bad(`one of ${rule.values.join(', ')}`);
-  return { value: raw };
-}
-
-function convert(rule: ColumnRule, raw: unknown, format: SourceFormat): Converted {
-  if (rule.type === 'integer' || rule.type === 'bigint') return integerOf(rule, raw, format);
-  if (rule.type === 'flag') return flagOf(rule, raw, format);
-  return textOf(rule, raw);
-}
-
 /** How far past the load's own clock a record's time may lie (DESIGN §4.11). */
 export const FUTURE_SLACK_MS = 5 * 60_000;
 
 /** The columns that order a record's versions, or date a deletion: none may lie in the future. */
-const VERSION_TIMES: ReadonlySet<string> = new Set(['updated_at', 'pinned_at', 'deleted_at']);
+export const VERSION_TIMES: ReadonlySet<string> = new Set([
+  'updated_at',
+  'pinned_at',
+  'deleted_at',
+]);
 
 export interface RowOptions {
   workspaceId: string;
@@ -143,12 +99,149 @@ export function latestVersionTime(nowMs: number): string {
   return new Date(nowMs + FUTURE_SLACK_MS).toISOString();
 }
 
+/** A value refused by a column's rule, with why (a converted value is returned as it is). */
+class Refused {
+  constructor(readonly problem: string) {}
+}
+
+/** A column's rule for one format, compiled: the converted value, or why it is refused. */
+type CellCheck = (raw: unknown) => string | number | Refused;
+
+interface CompiledColumn {
+  name: string;
+  required: boolean;
+  /** `workspace_id`: set from the load, never read from the file. */
+  workspace: boolean;
+  /** A version time (VERSION_TIMES): none may lie past the load's clock. */
+  versionTime: boolean;
+  check: CellCheck;
+}
+
+const INTEGER_TEXT = /^-?\d+$/;
+
+function integerCheck(rule: ColumnRule, format: SourceFormat): CellCheck {
+  const [min, max] = RANGES[rule.type as 'integer' | 'bigint'];
+  const refused = (raw: unknown) =>
+    new Refused(`${rule.name} must be an integer, got ${shown(raw)}`);
+  const ranged = (number: number, raw: unknown) =>
+    number < min || number > max
+      ? new Refused(`${rule.name} must be an integer from ${min} to ${max}, got ${shown(raw)}`)
+      : number;
+  return format === 'csv'
+    ? (raw) => (INTEGER_TEXT.test(String(raw)) ? ranged(Number(raw), raw) : refused(raw))
+    : (raw) => (typeof raw === 'number' && Number.isInteger(raw) ? ranged(raw, raw) : refused(raw));
+}
+
+function flagCheck(rule: ColumnRule, format: SourceFormat): CellCheck {
+  const expected = format === 'csv' ? '0 or 1' : 'true, false, 0 or 1';
+  const refused = (raw: unknown) =>
+    new Refused(`${rule.name} must be ${expected}, got ${shown(raw)}`);
+  return format === 'csv'
+    ? (raw) => (raw === '0' || raw === '1' ? Number(raw) : refused(raw))
+    : (raw) => (raw === 0 || raw === 1 || typeof raw === 'boolean' ? Number(raw) : refused(raw));
+}
+
+/** The one check of a text column's shape, if it has one (its format, else its values). */
+function shapeOf(rule: ColumnRule): ((text: string) => boolean) | null {
+  const values = rule.values ? new Set(rule.values) : null;
+  const format =
+    rule.format === 'id'
+      ? isPlainId
+      : rule.format === 'date'
+        ? isCalendarDate
+        : rule.format === 'timestamp'
+          ? isTimestamp
+          : rule.format === 'currency'
+            ? (text: string) => CURRENCY_CODE.test(text)
+            : null;
+  if (format && values) return (text) => format(text) && values.has(text);
+  return format ?? (values ? (text) => values.has(text) : null);
+}
+
+/** What a text value that fails its shape is told it must be. */
+function expectedOf(rule: ColumnRule): (text: string) => string {
+  const listed = rule.values ? `one of ${rule.values.join(', ')}` : '';
+  const format =
+    rule.format === 'id'
+      ? [isPlainId, PLAIN_ID_SHAPE]
+      : rule.format === 'date'
+        ? [isCalendarDate, 'a date YYYY-MM-DD']
+        : rule.format === 'timestamp'
+          ? [isTimestamp, 'a UTC timestamp YYYY-MM-DDTHH:MM:SS.sssZ']
+          : rule.format === 'currency'
+            ? [
+                (text: string) => CURRENCY_CODE.test(text),
+                'a three-letter ISO 4217 code in capitals',
+              ]
+            : null;
+  if (!format) return () => listed;
+  const [fits, shape] = format as [(text: string) => boolean, string];
+  return (text) => (fits(text) ? listed : shape);
+}
+
+function textCheck(rule: ColumnRule): CellCheck {
+  const max = rule.maxLength;
+  const tooLong =
+    max === undefined
+      ? null
+      : new Refused(`${rule.name} is longer than ${max.toLocaleString('en')} characters`);
+  if (rule.format === 'saved-definition')
+    return (raw) => {
+      if (tooLong && typeof raw === 'string' && longerThan(raw, max as number)) return tooLong;
+      const converted = definitionOf(rule, raw);
+      return 'problem' in converted ? new Refused(converted.problem) : converted.value;
+    };
+  const shape = shapeOf(rule);
+  const expected = expectedOf(rule);
+  const nul = new Refused(`${rule.name} contains a NUL character`);
+  const surrogate = new Refused(`${rule.name} is not well-formed Unicode (a lone surrogate)`);
+  return (raw) => {
+    if (typeof raw !== 'string') {
+      return new Refused(`${rule.name} must be a string, got ${shown(raw)}`);
+    }
+    if (tooLong && longerThan(raw, max as number)) return tooLong;
+    if (raw.includes('\u0000')) return nul;
+    if (LONE_SURROGATE.test(raw)) return surrogate;
+    if (shape && !shape(raw))
+      return new Refused(`${rule.name} must be ${expected(raw)}, got ${shown(raw)}`);
+    return raw;
+  };
+}
+
+function compileColumn(rule: ColumnRule, format: SourceFormat): CompiledColumn {
+  return {
+    name: rule.name,
+    required: rule.required,
+    workspace: rule.name === 'workspace_id',
+    versionTime: VERSION_TIMES.has(rule.name),
+    check:
+      rule.type === 'integer' || rule.type === 'bigint'
+        ? integerCheck(rule, format)
+        : rule.type === 'flag'
+          ? flagCheck(rule, format)
+          : textCheck(rule),
+  };
+}
+
+/** Each table's columns compiled once per format (the rules are the same for every file). */
+const compiled = new Map<string, readonly CompiledColumn[]>();
+
+function columnsOf(table: SourceTable, format: SourceFormat): readonly CompiledColumn[] {
+  const key = `${table}/${format}`;
+  let columns = compiled.get(key);
+  if (!columns)
+    compiled.set(key, (columns = SOURCE_RULES[table].map((r) => compileColumn(r, format))));
+  return columns;
+}
+
 /**
  * The row as stored, with only the columns the file carries (`workspace_id` set), its problems,
  * and the required columns it does not carry (DESIGN §4.11 "What a row means": an update keeps
  * the stored value of a column the file leaves out; a new record needs every required one, which
  * only the stored rows can tell, see stored-rows.ts). A column carried with an empty value (CSV)
- * or null (NDJSON) is null, and a required one so given is a problem.
+ * or null (NDJSON) is null, and a required one so given is a problem. Each column's rule is
+ * compiled once per table and format into one function (`columnsOf`), so a cell costs its own
+ * checks and no walk through the rule's options, and a valid value allocates nothing.
  */
 export function checkRow(
   table: SourceTable,
@@ -158,26 +251,27 @@ export function checkRow(
   const row: Row = {};
   const problems: string[] = [];
   const absent: string[] = [];
-  for (const rule of SOURCE_RULES[table]) {
-    if (rule.name === 'workspace_id') {
-      row[rule.name] = options.workspaceId;
+  for (const column of columnsOf(table, options.format)) {
+    const { name } = column;
+    if (column.workspace) {
+      row[name] = options.workspaceId;
       continue;
     }
-    if (!Object.hasOwn(values, rule.name)) {
-      if (rule.required) absent.push(rule.name);
+    if (!Object.hasOwn(values, name)) {
+      if (column.required) absent.push(name);
       continue;
     }
-    const raw = values[rule.name];
-    row[rule.name] = null;
+    const raw = values[name];
+    row[name] = null;
     if (raw === null || raw === undefined) {
-      if (rule.required) problems.push(`missing value for ${rule.name}`);
+      if (column.required) problems.push(`missing value for ${name}`);
       continue;
     }
-    const converted = convert(rule, raw, options.format);
-    if ('problem' in converted) problems.push(converted.problem);
-    else if (VERSION_TIMES.has(rule.name) && String(converted.value) > options.notAfter)
-      problems.push(futureProblem(rule.name, String(converted.value)));
-    else row[rule.name] = converted.value;
+    const value = column.check(raw);
+    if (value instanceof Refused) problems.push(value.problem);
+    else if (column.versionTime && String(value) > options.notAfter)
+      problems.push(futureProblem(name, String(value)));
+    else row[name] = value;
   }
   // Every row names its record (a CSV header without `id` is reported once, by the parser).
   if (absent.includes('id') && options.format === 'ndjson') problems.push('missing column id');

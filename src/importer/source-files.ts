@@ -115,9 +115,10 @@ class RowParser {
       });
       return null;
     }
-    const values = Object.fromEntries(
-      this.columns.map(([index, name]) => [name, fields[index] === '' ? null : fields[index]]),
-    );
+    // Made key by key in the header's order: every row of the file gets one object shape.
+    const values: Record<string, string | null> = {};
+    for (const [index, name] of this.columns)
+      values[name] = fields[index] === '' ? null : fields[index];
     return { line, values };
   }
 

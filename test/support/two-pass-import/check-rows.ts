@@ -8,7 +8,8 @@ import type { AdminWrites } from '../../../src/store/store.js';
 import type { ProblemSink } from '../../../src/importer/import-problems.js';
 import { DELETIONS } from '../../../src/importer/import-tables.js';
 import { KeyIndex } from './key-index.js';
-import { checkRow, type RowOptions } from '../../../src/importer/row-rules.js';
+import type { RowOptions } from '../../../src/importer/row-rules.js';
+import { checkRow } from './row-rules-generic.js';
 import { judgeStoredRows, type CheckedRow } from '../../../src/importer/stored-rows.js';
 import { NotUtf8Error, streamSource, type SourceFile } from '../../../src/importer/source-files.js';
 

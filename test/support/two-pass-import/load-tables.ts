@@ -5,7 +5,8 @@ import { DELETIONS } from '../../../src/importer/import-tables.js';
 import type { AdminWrites } from '../../../src/store/store.js';
 import type { ImportSource } from './check-rows.js';
 import type { ImportProblem } from '../../../src/importer/import-problems.js';
-import { checkRow, type RowOptions } from '../../../src/importer/row-rules.js';
+import type { RowOptions } from '../../../src/importer/row-rules.js';
+import { checkRow } from './row-rules-generic.js';
 import { streamSource } from '../../../src/importer/source-files.js';
 
 const BATCH = 1000;
