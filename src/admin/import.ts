@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { CappedProblems, type ImportProblem } from '../importer/import-problems.js';
 import { IMPORT_TABLES, type ImportTable } from '../importer/import-tables.js';
 import { importSources, type ImportSource } from '../importer/import-pass.js';
@@ -50,6 +51,7 @@ export async function importPlan(store: AdminWrites, workspaceId: string, dir: s
   const sources: ImportSource[] = listed.sources.map((source) => ({
     ...source,
     text: () => sourceText(source.path),
+    bytes: statSync(source.path).size,
   }));
   // The load's clock: a time later than it plus 5 minutes is refused (DESIGN §4.11).
   const options = { workspaceId, notAfter: latestVersionTime(Date.now()) };

@@ -8,19 +8,25 @@
  * written. Only a chunk of text, a batch of rows and the keys' fingerprints are held in memory.
  */
 import type { Deletion, Load, LoadOptions, LoadResult } from '../store/load/load.js';
-import type { AdminWrites } from '../store/store.js';
+import type { AdminWrites, IdRange } from '../store/store.js';
 import type { ImportProblem, ProblemSink } from './import-problems.js';
 import { DELETIONS, type ImportTable } from './import-tables.js';
 import { KeyIndex } from './key-index.js';
 import { checkRow, type RowOptions } from './row-rules.js';
 import { checkStaged, type StagedTable } from './staged-checks.js';
 import { judgeStoredRows, type CheckedRow } from './stored-rows.js';
+import { CHUNK_BYTES } from './read-directory.js';
 import { NotUtf8Error, streamSource, type SourceFile } from './source-files.js';
 
-/** A source file and a way to read its text, in chunks. */
+/** A source file and a way to read its text, in chunks (of CHUNK_BYTES, when its size is known). */
 export interface ImportSource extends SourceFile {
   text(): AsyncIterable<string>;
+  bytes?: number;
 }
+
+/** What an import asks of the store (`storedIdRange` spares asking about ids beyond a table's). */
+type ImportStore = Pick<AdminWrites, 'storedRows' | 'openLoad'> &
+  Partial<Pick<AdminWrites, 'storedIdRange'>>;
 
 /** Rows handed to the load writer at once. */
 const BATCH = 1000;
@@ -34,7 +40,7 @@ const BATCH = 1000;
 export async function importSources(
   sources: readonly ImportSource[],
   options: Omit<RowOptions, 'format'>,
-  store: Pick<AdminWrites, 'storedRows' | 'openLoad'>,
+  store: ImportStore,
   problems: ProblemSink,
   { failed = false, loadOptions = {} }: { failed?: boolean; loadOptions?: LoadOptions } = {},
 ): Promise<LoadResult | null> {
@@ -63,10 +69,12 @@ class ImportPass {
    * load then stays open to the end, whatever is found, for the checks asked of the staged rows.
    */
   private staged: StagedTable[] | null = null;
+  /** Each table's ids' range before the load wrote it (null: empty), read at its first batch. */
+  private readonly ranges = new Map<ImportTable, IdRange | null>();
 
   constructor(
     private readonly options: Omit<RowOptions, 'format'>,
-    private readonly store: Pick<AdminWrites, 'storedRows' | 'openLoad'>,
+    private readonly store: ImportStore,
     sink: ProblemSink,
     private failed: boolean,
   ) {
@@ -96,7 +104,12 @@ class ImportPass {
   async read(source: ImportSource): Promise<void> {
     const { file } = source;
     try {
+      let first = true;
       for await (const rows of streamSource(source, source.text(), this.problems)) {
+        // The file's rows, as many as its first chunk's per byte: its ids' room made at once.
+        if (first && source.bytes !== undefined && source.table !== DELETIONS)
+          this.keys.expect(source.table, Math.ceil((rows.length * source.bytes) / CHUNK_BYTES));
+        first = false;
         const batch: CheckedRow[] = [];
         const codes: string[] = [];
         for (const { line, values } of rows) {
@@ -136,6 +149,8 @@ class ImportPass {
     await this.stopWriting();
     const { store, options, problems } = this;
     const released = table === 'suppliers' ? this.released : undefined;
+    if (!this.ranges.has(table) && store.storedIdRange)
+      this.ranges.set(table, await store.storedIdRange(table));
     const held = await judgeStoredRows(
       store,
       table,
@@ -143,6 +158,7 @@ class ImportPass {
       batch,
       problems,
       released,
+      this.ranges.get(table),
     );
     await this.keys.judgeCodes(store, codes, this.released);
     await this.keys.checkReferences(store, table, batch);

@@ -50,6 +50,11 @@ export class KeyIndex {
     return keys;
   }
 
+  /** Makes room for about `rows` ids of a table (a file's rows, estimated from its size). */
+  expect(table: ImportTable, rows: number): void {
+    this.seen(table).reserve(rows);
+  }
+
   /**
    * Notes a checked row's keys; a repeat within the files is a problem at once. Returns the
    * code the row is the first to bring, if it brings one (suppliers).

@@ -33,7 +33,7 @@ export async function listImportDirectory(
  * Bytes read at a time: small, so few rows are alive at once across the awaits of a load (at
  * 1 MB, chunks of rows outlived young-generation collections and grew the heap by 100 MB).
  */
-const CHUNK_BYTES = 1 << 16;
+export const CHUNK_BYTES = 1 << 16;
 
 /**
  * A file's text, decoded as UTF-8 a chunk at a time (a character split between chunks is kept

@@ -18,6 +18,9 @@ const WORDS = 4;
 /** Grown (doubled) past this share of slots in use. */
 const FULLEST = 0.7;
 
+/** Keys `reserve` makes room for at most (2^21 slots, 32 MB): beyond them the table doubles. */
+const RESERVED_MOST = Math.floor(FULLEST * 2 ** 21);
+
 const seed = () => randomInt(0, 2 ** 32 - 1) | 0;
 
 export class SeenKeys {
@@ -90,10 +93,21 @@ export class SeenKeys {
     this.c = mix(c + key.length);
   }
 
-  private grow(): void {
+  /**
+   * Makes room for `keys` keys at once (at most RESERVED_MOST), sparing the copies of doubling
+   * and the moment when the old table and the new one are both held.
+   */
+  reserve(keys: number): void {
+    let capacity = this.mask + 1;
+    const wanted = Math.min(keys, RESERVED_MOST);
+    while (wanted > FULLEST * capacity) capacity *= 2;
+    if (capacity > this.mask + 1) this.grow(capacity);
+  }
+
+  private grow(capacity = 2 * (this.mask + 1)): void {
     const old = this.slots;
-    this.slots = new Int32Array(old.length * 2);
-    this.mask = (this.mask << 1) | 1;
+    this.slots = new Int32Array(capacity * WORDS);
+    this.mask = capacity - 1;
     for (let at = 0; at < old.length; at += WORDS) {
       if (old[at + 3] === 0) continue;
       this.a = old[at];

@@ -14,7 +14,7 @@ import {
 } from '../store/load/upsert-rules.js';
 import type { Row } from '../store/sink.js';
 import { TABLES } from '../store/schema.js';
-import type { AdminWrites } from '../store/store.js';
+import type { AdminWrites, IdRange } from '../store/store.js';
 import { columnNames, type Table } from '../store/table.js';
 import type { ImportTable } from './import-tables.js';
 import type { ProblemSink } from './import-problems.js';
@@ -36,9 +36,23 @@ export function newRecordProblem(absent: readonly string[]): string {
   return `missing column${absent.length > 1 ? 's' : ''} ${absent.join(', ')}: a new record needs every required column (only an update of a stored record may leave columns out)`;
 }
 
+/** Ids a range holds may be stored; ids are compared as the databases do (ASCII: byte order). */
+const ASCII = /^[\x20-\x7e]*$/;
+
+/** Whether a table whose ids lie in `range` (undefined: not known) may hold `id`. */
+function mayBeStored(id: string, range: IdRange | null | undefined): boolean {
+  if (range === undefined) return true;
+  if (range === null) return false;
+  if (!ASCII.test(id) || !ASCII.test(range.least) || !ASCII.test(range.greatest)) return true;
+  return id >= range.least && id <= range.greatest;
+}
+
 /**
  * Judges the rows, and returns the stored rows it read by id (what the load's upserts start
  * from). `released` gathers the codes suppliers held that their rows here change (key-index.ts).
+ * `range`, when known, is the least and greatest id the table held (null: none): the store is
+ * not asked about ids outside it (a load of new records whose ids grow, the common case, asks
+ * nothing).
  */
 export async function judgeStoredRows(
   store: Pick<AdminWrites, 'storedRows'>,
@@ -47,22 +61,18 @@ export async function judgeStoredRows(
   rows: readonly CheckedRow[],
   problems: ProblemSink,
   released?: Map<string, string>,
+  range?: IdRange | null,
 ): Promise<Map<string, Row>> {
   const read = new Map<string, Row>();
   const columns = columnNames(TABLES.get(table) as Table);
   const keyed = rows.filter(({ row }) => typeof row.id === 'string');
-  for (let start = 0; start < keyed.length; start += CHUNK) {
-    const chunk = keyed.slice(start, start + CHUNK);
-    const ids = chunk.map(({ row }) => String(row.id));
-    const stored = new Map(
-      (await store.storedRows(table, 'id', ids, columns, null)).map((r) => [
-        String(r.id),
-        r as Row,
-      ]),
-    );
-    for (const [id, held] of stored) read.set(id, held);
-    judgeHeld(table, workspaceId, chunk, stored, problems, released);
+  const asked = keyed.filter(({ row }) => mayBeStored(row.id as string, range));
+  for (let start = 0; start < asked.length; start += CHUNK) {
+    const ids = asked.slice(start, start + CHUNK).map(({ row }) => String(row.id));
+    for (const stored of await store.storedRows(table, 'id', ids, columns, null))
+      read.set(String(stored.id), stored as Row);
   }
+  judgeHeld(table, workspaceId, keyed, read, problems, released);
   return read;
 }
 

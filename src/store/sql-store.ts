@@ -37,6 +37,7 @@ import {
   type ChangesQuery,
   type DataVersion,
   type FactSnapshot,
+  type IdRange,
   type IdTable,
   type Keyset,
   type NewToken,
@@ -558,6 +559,12 @@ export abstract class SqlStore implements Store {
       found.push(...(await this.all(sql, [...scope, ...chunk])));
     }
     return found;
+  }
+
+  async storedIdRange(table: DataTable): Promise<IdRange | null> {
+    const row = await this.get(`SELECT MIN(id) AS least, MAX(id) AS greatest FROM ${table}`);
+    if (!row || row.least === null || row.least === undefined) return null;
+    return { least: String(row.least), greatest: String(row.greatest) };
   }
 
   async hasData(): Promise<boolean> {

@@ -332,6 +332,12 @@ export interface ReportFacts {
 }
 
 /** What seeds, imports and the admin commands write, and read to check what they write. */
+/** The least and the greatest of a table's ids. */
+export interface IdRange {
+  least: string;
+  greatest: string;
+}
+
 export interface AdminWrites {
   /** The data version now (see DataVersion). */
   dataVersion(): Promise<DataVersion>;
@@ -364,6 +370,11 @@ export interface AdminWrites {
     columns: readonly string[],
     workspaceId: string | null,
   ): Promise<Row[]>;
+  /**
+   * The least and the greatest id a table holds (any workspace; null when it holds none): an id
+   * outside them is not stored, and the importer need not ask (ids that grow with each load).
+   */
+  storedIdRange(table: DataTable): Promise<IdRange | null>;
   /**
    * Rebuilds the report fact tables from their sources and starts a new epoch, so columnar copies
    * are written anew: for rows written outside vms-read's own loads (`vms-read facts refresh`).

@@ -9,7 +9,7 @@ import { SeenKeys } from '../../src/importer/seen-keys.js';
 import { FUZZ_SEED } from '../fuzz/fuzz-settings.js';
 
 describe('the keys an import has seen', () => {
-  it('answers as a Map of key → first line does, for any keys (any text, repeats, lookalikes)', () => {
+  it('answers as a Map of key → first line does, for any keys (any text, repeats, lookalikes), room made for more keys at any moment', () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -23,10 +23,13 @@ describe('the keys an import has seen', () => {
           },
         ),
         fc.array(fc.string(), { maxLength: 50 }),
-        (keys, unseen) => {
+        fc.nat(300),
+        fc.nat(5_000),
+        (keys, unseen, reserveAt, reserved) => {
           const seen = new SeenKeys(4);
           const oracle = new Map<string, number>();
           keys.forEach((key, i) => {
+            if (i === reserveAt) seen.reserve(reserved);
             const line = i + 1;
             assert.equal(seen.add(key, line), oracle.get(key) ?? 0, JSON.stringify(key));
             if (!oracle.has(key)) oracle.set(key, line);
