@@ -38,6 +38,8 @@ export class KeyIndex {
   private readonly found = new Map<ImportTable, Set<string>>();
   private foundCount = 0;
   private readonly references = new Map<ImportTable, readonly ColumnRule[]>();
+  /** Per table, per reference column, the last id found to resolve. */
+  private readonly lastResolved = new Map<ImportTable, (string | null)[]>();
 
   constructor(
     private readonly workspaceId: string,
@@ -157,11 +159,20 @@ export class KeyIndex {
     // A string keeps its hash: the set of stored ids is asked first, the fingerprints after.
     const unresolved = (target: ImportTable, id: string) =>
       !this.found.get(target)?.has(id) && !this.seen(target).has(id);
+    // Rows in a row name the same records (a timesheet's entries): the last id each column was
+    // found to resolve is not looked up again (a record the files or the store hold stays so).
+    let last = this.lastResolved.get(table);
+    if (!last) this.lastResolved.set(table, (last = rules.map(() => null)));
     for (const { row } of batch)
-      for (const rule of rules) {
+      for (let r = 0; r < rules.length; r++) {
+        const rule = rules[r];
         const target = rule.references as ImportTable;
         const id = text(row[rule.name]);
-        if (id === null || !unresolved(target, id)) continue;
+        if (id === null || id === last[r]) continue;
+        if (!unresolved(target, id)) {
+          last[r] = id;
+          continue;
+        }
         let ids = asked.get(target);
         if (!ids) asked.set(target, (ids = new Set()));
         ids.add(id);

@@ -224,13 +224,18 @@ function compileColumn(rule: ColumnRule, format: SourceFormat): CompiledColumn {
 }
 
 /** Each table's columns compiled once per format (the rules are the same for every file). */
-const compiled = new Map<string, readonly CompiledColumn[]>();
+const compiled: Record<SourceFormat, Map<SourceTable, readonly CompiledColumn[]>> = {
+  csv: new Map(),
+  ndjson: new Map(),
+};
 
 function columnsOf(table: SourceTable, format: SourceFormat): readonly CompiledColumn[] {
-  const key = `${table}/${format}`;
-  let columns = compiled.get(key);
+  let columns = compiled[format].get(table);
   if (!columns)
-    compiled.set(key, (columns = SOURCE_RULES[table].map((r) => compileColumn(r, format))));
+    compiled[format].set(
+      table,
+      (columns = SOURCE_RULES[table].map((r) => compileColumn(r, format))),
+    );
   return columns;
 }
 

@@ -36,15 +36,20 @@ export function newRecordProblem(absent: readonly string[]): string {
   return `missing column${absent.length > 1 ? 's' : ''} ${absent.join(', ')}: a new record needs every required column (only an update of a stored record may leave columns out)`;
 }
 
-/** Ids a range holds may be stored; ids are compared as the databases do (ASCII: byte order). */
+/** Text compared alike by JavaScript and the databases (byte order): ASCII. */
 const ASCII = /^[\x20-\x7e]*$/;
 
-/** Whether a table whose ids lie in `range` (undefined: not known) may hold `id`. */
-function mayBeStored(id: string, range: IdRange | null | undefined): boolean {
-  if (range === undefined) return true;
-  if (range === null) return false;
-  if (!ASCII.test(id) || !ASCII.test(range.least) || !ASCII.test(range.greatest)) return true;
-  return id >= range.least && id <= range.greatest;
+/**
+ * Whether a table whose ids lie in `range` (undefined: not known) may hold an id, as a test of
+ * the id. Judged ids passed the id rule (PLAIN_ID: ASCII), so comparing them as JavaScript does
+ * is comparing them as the databases do, when the bounds are ASCII too.
+ */
+function storedTest(range: IdRange | null | undefined): (id: string) => boolean {
+  if (range === undefined) return () => true;
+  if (range === null) return () => false;
+  const { least, greatest } = range;
+  if (!ASCII.test(least) || !ASCII.test(greatest)) return () => true;
+  return (id) => id >= least && id <= greatest;
 }
 
 /**
@@ -66,7 +71,8 @@ export async function judgeStoredRows(
   const read = new Map<string, Row>();
   const columns = columnNames(TABLES.get(table) as Table);
   const keyed = rows.filter(({ row }) => typeof row.id === 'string');
-  const asked = keyed.filter(({ row }) => mayBeStored(row.id as string, range));
+  const mayBeStored = storedTest(range);
+  const asked = keyed.filter(({ row }) => mayBeStored(row.id as string));
   for (let start = 0; start < asked.length; start += CHUNK) {
     const ids = asked.slice(start, start + CHUNK).map(({ row }) => String(row.id));
     for (const stored of await store.storedRows(table, 'id', ids, columns, null))

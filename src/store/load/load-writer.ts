@@ -306,18 +306,28 @@ export class LoadWriter {
   }
 }
 
+/** Each table's required columns (NOT NULL). */
+const REQUIRED = new Map<DataTable, readonly string[]>();
+
 /** A new record carries every required column (the check pass refuses such files beforehand). */
 function requireEveryColumn(table: DataTable, row: Row): void {
-  const declared = tableOf(table);
-  const absent = Object.entries(declared.columns)
-    .filter(([name, type]) => type.endsWith('!') && row[name] === undefined)
-    .map(([name]) => name);
-  if (absent.length > 0)
+  let required = REQUIRED.get(table);
+  if (!required) {
+    const columns = Object.entries(tableOf(table).columns);
+    REQUIRED.set(
+      table,
+      (required = columns.filter(([, type]) => type.endsWith('!')).map(([name]) => name)),
+    );
+  }
+  for (const name of required) {
+    if (row[name] !== undefined) continue;
+    const absent = required.filter((column) => row[column] === undefined);
     throw new LoadConflictError(
       table,
       String(row.id),
       `id ${JSON.stringify(row.id)} is new, but its row leaves out ${absent.join(', ')}`,
     );
+  }
 }
 
 function distinct(rows: readonly Row[], column: string): string[] {
