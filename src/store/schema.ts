@@ -506,6 +506,13 @@ export const TABLES: ReadonlyMap<string, Table> = new Map(
     .map((t) => [t.name, t]),
 );
 
+/** A table of the schema by name (an unknown name is a programming error). */
+export function tableOf(name: string): Table {
+  const table = TABLES.get(name);
+  if (!table) throw new Error(`the schema has no table ${name}`);
+  return table;
+}
+
 /** Tables the seed generator and importer write, in dependency order. */
 export const DATA_TABLES = [
   'workspaces',

@@ -9,10 +9,10 @@
  */
 import { FEED_TYPE_OF, isFeedTable, READ_INVOICES } from '../sql/change-log.js';
 import { FACT_DEPENDENCIES } from '../sql/report-facts.js';
-import { DATA_TABLES, TABLES, type DataTable } from '../schema.js';
+import { DATA_TABLES, TABLES, tableOf, type DataTable } from '../schema.js';
 import type { Row } from '../sink.js';
 import { createIndexSql } from '../dialect.js';
-import { columnNames, type Table } from '../table.js';
+import { columnNames } from '../table.js';
 import {
   canonicalRow,
   classify,
@@ -47,12 +47,6 @@ const CHUNK = 500;
 const RECORDED_KEPT = 200_000;
 
 const placeholders = (n: number) => Array<string>(n).fill('?').join(', ');
-
-function tableOf(name: string): Table {
-  const table = TABLES.get(name);
-  if (!table) throw new Error(`the schema has no table ${name}`);
-  return table;
-}
 
 export class LoadWriter {
   readonly counts = Object.fromEntries(

@@ -10,9 +10,9 @@
  */
 import { FEED_TYPE_OF, isFeedTable } from '../sql/change-log.js';
 import { isZoned, widenZonesOf } from '../sql/period-zones.js';
-import { TABLES, type DataTable } from '../schema.js';
+import { tableOf, type DataTable } from '../schema.js';
 import type { Row } from '../sink.js';
-import { baseType, columnNames, type Table } from '../table.js';
+import { baseType, columnNames } from '../table.js';
 import type { LoadWriter } from './load-writer.js';
 import type { WriteSession } from './write-session.js';
 
@@ -37,10 +37,20 @@ const EACH_ROW: ReadonlySet<DataTable> = new Set(['assignments', 'invoices', 'in
 
 const stagingOf = (table: DataTable) => `import_stage_${table}`;
 
-function tableOf(name: DataTable): Table {
-  const table = TABLES.get(name);
-  if (!table) throw new Error(`the schema has no table ${name}`);
-  return table;
+/** A table's columns, and which hold numbers (integer or bigint), once per table. */
+const COLUMNS = new Map<DataTable, readonly { name: string; numeric: boolean }[]>();
+
+function columnsOf(table: DataTable): readonly { name: string; numeric: boolean }[] {
+  let columns = COLUMNS.get(table);
+  if (!columns)
+    COLUMNS.set(
+      table,
+      (columns = Object.entries(tableOf(table).columns).map(([name, type]) => ({
+        name,
+        numeric: baseType(type) !== 'text',
+      }))),
+    );
+  return columns;
 }
 
 /** `missing`: the table's columns a row does not carry, as one text (null: it carries all). */
@@ -134,14 +144,13 @@ export class Staging {
 
   /** A staged row as the importer checked it: the columns its file carries, numbers as numbers. */
   private rowOf(table: DataTable, fetched: Row): Row {
-    const declared = tableOf(table);
-    const missing = new Set(String(fetched.staged_missing ?? '').split(','));
+    const missing =
+      fetched.staged_missing === null ? null : String(fetched.staged_missing).split(',');
     const row: Row = {};
-    for (const [column, type] of Object.entries(declared.columns)) {
-      if (missing.has(column)) continue;
-      const value = fetched[`staged_${column}`];
-      row[column] =
-        value === null || value === undefined || baseType(type) === 'text' ? value : Number(value);
+    for (const { name, numeric } of columnsOf(table)) {
+      if (missing?.includes(name)) continue;
+      const value = fetched[`staged_${name}`];
+      row[name] = value === null || !numeric ? value : Number(value);
     }
     return row;
   }
