@@ -24,6 +24,7 @@ const ENTRIES = {
   dispatch: 'dist/src/cli/dispatch.js',
   'side-file-writer': 'dist/src/store/sqlite/side-file-writer.js',
   'report-worker': 'dist/src/store/sqlite/report-worker.js',
+  'chain-thread-entry': 'dist/src/audit/chain-thread-entry.js',
 };
 
 /** When `path` last changed; a file gone counts as changed. */

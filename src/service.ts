@@ -263,6 +263,7 @@ export async function createService(
           OPERATIONS.map((operation) => operation.name),
         ),
         refusalsPerMinute: options.auditRefusalsPerMinute,
+        thread: options.store.auditWriterTarget(),
       })
     : undefined;
   const executor = await createExecutor({

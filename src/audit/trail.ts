@@ -1,33 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import type { AnsweredRequest, AnswerSink } from '../operations/answered.js';
-import type { AuditRecords, NewAuditEvent } from '../store/sql/audit/audit-records.js';
-import { setReference } from '../store/sql/audit/set-records.js';
-import { canonicalEventWith, chainStart, eventHash, eventOf, type AuditEvent } from './event.js';
+import type { AuditWriterTarget, ChainRecords } from '../store/audit-writer.js';
+import { ChainThread } from './chain-thread.js';
+import {
+  BATCH,
+  LocalChain,
+  type ChainHead,
+  type ChainSink,
+  type HandedBatch,
+  type WriteOutcome,
+} from './chain-writer.js';
+import { eventOf, type AuditEvent } from './event.js';
 import { ClaimSettler, NO_LOOKUP, type IdLookup } from './id-lookup.js';
 import type { IdClaim } from './kept-params.js';
 import { RefusalCounts, refusalGroupOf, type CountedRefusals } from './refusal-counts.js';
+
+export type { ChainHead } from './chain-writer.js';
 
 /** How long an event may wait in memory before it is written: a crash loses at most this. */
 export const FLUSH_MS = 250;
 /** How often the server logs each chain's head (DESIGN §4.17: heads kept outside). */
 export const HEAD_LOG_MS = 60_000;
-/** Events written in one batch at most (the rest follow in the next). */
-const BATCH = 2000;
-/** Events kept waiting at most while the store does not take them; past it the oldest are dropped. */
-const MAX_WAITING = 100_000;
 /** After a minute ends, when its counted refusals are written (ms). */
 const MINUTE_SETTLE_MS = 100;
+/** After the store refused a write, or the thread ended, when it is tried again (ms). */
+const RETRY_MS = 1000;
 
 export interface TrailLog {
   warn(fields: object, message: string): void;
   info?(fields: object, message: string): void;
-}
-
-/** A chain's head: its last written event's place and hash. */
-export interface ChainHead {
-  chain: string;
-  seq: number;
-  hash: string;
 }
 
 export interface TrailOptions {
@@ -37,11 +38,15 @@ export interface TrailOptions {
   ids?: IdLookup;
   /** VMS_READ_AUDIT_REFUSALS_PER_MINUTE. */
   refusalsPerMinute?: number;
+  /**
+   * Where a thread of its own writes the chain (chain-thread.ts; the store's auditWriterTarget);
+   * without it the chain is written on this thread through `records`.
+   */
+  thread?: AuditWriterTarget | null;
 }
 
-/** An event with its place, waiting for its claims to be settled and its hash. */
+/** An answered request waiting to be handed over: its event, its records, its unsettled claims. */
 interface Placed {
-  seq: number;
   event: AuditEvent;
   revealedJson: string;
   revealedSet: string | null;
@@ -49,25 +54,30 @@ interface Placed {
   claims: IdClaim[];
 }
 
+const newChainId = () => `chain_${randomBytes(9).toString('base64url')}`;
+
 /**
- * The access trail's writer (DESIGN §4.17): each answered request becomes an event with its place
- * in this process's chain, fixed in the order requests were answered; refusals are counted per
- * address or caller and minute (refusal-counts.ts) and written as one event each when their
- * minute ends. A timer writes what waits in batches off the request path, within FLUSH_MS: it
- * settles the id parameters the answers did not show genuine (one lookup per kind), hashes each
- * event onto the chain in order, and stores them; `close` writes the rest (SIGTERM), counted
- * refusals included, and logs the heads. One chain per server process: instances over one database
- * never wait on one another to append, and `audit verify` checks each chain.
+ * The access trail (DESIGN §4.17): each answered request becomes an event, fixed in the order
+ * requests were answered; refusals are counted per address or caller and minute
+ * (refusal-counts.ts) and become one event each when their minute ends. A timer hands what waits
+ * over in batches within FLUSH_MS, once the id parameters the answers did not show genuine are
+ * settled (one lookup per kind), to the chain's writer (chain-writer.ts), which places, hashes and
+ * stores them: on a thread of its own where the store can be opened there (chain-thread.ts; the
+ * event loop's share of an event is making it and handing it over), else on this one. `close`
+ * writes the rest (SIGTERM), counted refusals included, and logs the heads. One chain per server
+ * process: instances over one database never wait on one another to append, and `audit verify`
+ * checks each chain. A thread that ends (it crashed) ends its chain: what it had not stored is
+ * given to a new chain on a new thread.
  */
 export class AuditTrail implements AnswerSink {
-  readonly chainId = `chain_${randomBytes(9).toString('base64url')}`;
-  private seq = 0;
-  private last: string;
-  /** Placed, not yet hashed (their claims unsettled). */
+  private chain: { id: string; sink: ChainSink };
+  /** Answered, not yet handed over (their claims unsettled). */
   private placed: Placed[] = [];
-  /** Hashed, not yet stored. */
-  private waiting: NewAuditEvent[] = [];
-  private started = false;
+  /** Handed over, not yet stored: given again to a new chain if the thread ends. */
+  private given: HandedBatch[] = [];
+  private nextBatch = 1;
+  /** A new chain's writer has none of `given` yet. */
+  private giveAll = false;
   private timer: NodeJS.Timeout | null = null;
   private minuteTimer: NodeJS.Timeout | null = null;
   /** The end of the minute whose counted refusals minuteTimer writes. */
@@ -81,20 +91,31 @@ export class AuditTrail implements AnswerSink {
   /** The last event stored: what the head log says. */
   private stored: ChainHead | null = null;
   private logged: ChainHead | null = null;
-  /** Events dropped because the store refused them for too long (a warning says so). */
-  dropped = 0;
+  /** Events dropped by chains before this one. */
+  private droppedBefore = 0;
+  private droppedNow = 0;
 
   constructor(
-    private readonly records: AuditRecords,
-    options: TrailOptions = {},
+    private readonly records: ChainRecords,
+    private readonly options: TrailOptions = {},
   ) {
-    this.last = chainStart(this.chainId);
     this.log = options.log ?? { warn: () => {} };
     this.now = options.now ?? Date.now;
     this.settler = new ClaimSettler(options.ids ?? NO_LOOKUP);
     this.refusals = new RefusalCounts(options.refusalsPerMinute);
+    this.chain = this.newChain();
     this.headTimer = setInterval(() => this.logHead(), HEAD_LOG_MS);
     this.headTimer.unref();
+  }
+
+  /** This process's chain (a new one after its thread ended). */
+  get chainId(): string {
+    return this.chain.id;
+  }
+
+  /** Events dropped because the store refused them for too long (a warning says so). */
+  get dropped(): number {
+    return this.droppedBefore + this.droppedNow;
   }
 
   answered(request: AnsweredRequest): void {
@@ -122,28 +143,42 @@ export class AuditTrail implements AnswerSink {
     return this.stored;
   }
 
-  /** Writes every event waiting now (one batch after another); resolves once they are stored. */
+  /** Hands over every event waiting now and resolves once the writer stored them (or failed). */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.writing = this.writing.then(() => this.writeWaiting());
+    this.writing = this.writing.then(() => this.handOver());
     return this.writing;
   }
 
   /**
    * SIGTERM: every event answered so far, the minute's counted refusals included, is written
-   * before the process ends, and the chain's head logged.
+   * before the process ends, the chain's head logged and its thread ended.
    */
   async close(): Promise<void> {
     clearInterval(this.headTimer);
     await this.flushAll();
     this.logHead(true);
+    await this.chain.sink.close();
   }
 
   /** Ends the minute under way (its counted refusals become events), then writes everything. */
   flushAll(): Promise<void> {
     this.endMinute();
     return this.flush();
+  }
+
+  /** The chain's writer, on a thread of its own when the store can be opened there. */
+  private newChain(): { id: string; sink: ChainSink } {
+    const id = newChainId();
+    const warn = (fields: object, message: string) => this.log.warn(fields, message);
+    const target = this.options.thread;
+    return {
+      id,
+      sink: target
+        ? new ChainThread(target, id, warn)
+        : new LocalChain(this.records, id, this.now, warn),
+    };
   }
 
   /** The minute's counted refusals, as events (its end, or shutdown). */
@@ -173,91 +208,73 @@ export class AuditTrail implements AnswerSink {
     workers: readonly string[],
     claims: IdClaim[],
   ): void {
-    this.placed.push({ seq: ++this.seq, event, revealedJson, revealedSet, workers, claims });
+    this.placed.push({ event, revealedJson, revealedSet, workers, claims });
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
-  /** Settles the placed events' claims and hashes them onto the chain, in order. */
-  private async hashPlaced(): Promise<void> {
-    const batch = this.placed.slice(0, BATCH);
-    await this.settler.settle(batch.flatMap((placed) => placed.claims));
-    for (const { seq, event, revealedJson, revealedSet, workers } of batch) {
-      // Its records by set: they are written once a day per set, not with every event.
-      const json = canonicalEventWith(
-        event,
-        revealedSet === null ? revealedJson : setReference(revealedSet),
-      );
-      const hash = eventHash(this.last, this.chainId, seq, json);
-      this.waiting.push({
-        chainId: this.chainId,
-        seq,
-        at: event.at,
-        workspaceId: event.workspace,
-        clientId: event.caller?.kind === 'oauth' ? event.caller.clientId : null,
-        operation: event.operation,
-        revealedSet,
-        records: revealedSet === null ? null : revealedJson,
-        event: json,
-        prev: this.last,
-        hash,
-        workers: event.workspace === null ? [] : workers,
+  /**
+   * What waits, in batches of BATCH with their claims settled: each event without its records
+   * (its set's JSON and workers once a batch), so that handing it to a thread clones little.
+   */
+  private async batchesOfPlaced(): Promise<HandedBatch[]> {
+    const batches: HandedBatch[] = [];
+    while (this.placed.length > 0) {
+      const placed = this.placed.slice(0, BATCH);
+      this.placed = this.placed.slice(placed.length);
+      await this.settler.settle(placed.flatMap((p) => p.claims));
+      const sets = new Map<string, [string, string, readonly string[]]>();
+      const events = placed.map(({ event, revealedJson, revealedSet, workers }) => {
+        if (revealedSet !== null && !sets.has(revealedSet))
+          sets.set(revealedSet, [revealedSet, revealedJson, workers]);
+        // Its records are its set's (or `inline`): the event carries none of them.
+        (event as { revealed: unknown }).revealed = null;
+        return revealedSet === null && revealedJson !== '[]'
+          ? { event, set: null, inline: revealedJson }
+          : { event, set: revealedSet };
       });
-      this.last = hash;
+      batches.push({ id: this.nextBatch++, events, sets: [...sets.values()] });
     }
-    this.placed = this.placed.slice(batch.length);
+    return batches;
   }
 
-  private async writeWaiting(): Promise<void> {
-    while (this.placed.length > 0 || this.waiting.length > 0) {
-      try {
-        if (this.waiting.length === 0) await this.hashPlaced();
-        const batch = this.waiting.slice(0, BATCH);
-        if (!this.started) {
-          await this.records.startAuditChain({
-            chainId: this.chainId,
-            startedAt: this.now(),
-            anchor: chainStart(this.chainId),
-            firstSeq: 1,
-          });
-          this.started = true;
-        }
-        await this.records.appendAuditEvents(batch);
-        const lastStored = batch[batch.length - 1];
-        this.stored = { chain: this.chainId, seq: lastStored.seq, hash: lastStored.hash };
-        this.waiting = this.waiting.slice(batch.length);
-      } catch (error) {
-        // Kept, in order, for the next flush; past the bound the oldest go, which verify then
-        // shows as a gap in this chain (and the warning says how many).
-        this.dropOldest();
-        this.log.warn(
-          {
-            err: error,
-            waiting: this.waiting.length + this.placed.length,
-            dropped: this.dropped,
-          },
-          'access trail not written',
-        );
-        this.timer ??= setTimeout(() => void this.flush(), 1000);
-        return;
-      }
+  /** Hands what waits to the chain's writer and notes what it stored. */
+  private async handOver(): Promise<void> {
+    const batches = await this.batchesOfPlaced();
+    this.given.push(...batches);
+    if (this.given.length === 0) return;
+    let outcome: WriteOutcome;
+    try {
+      outcome = await this.chain.sink.write(this.giveAll ? this.given : batches);
+      this.giveAll = false;
+    } catch (error) {
+      // The thread ended: its chain ends at what it stored; what it had not goes to a new one.
+      this.log.warn(
+        { err: error, waiting: this.given.reduce((n, b) => n + b.events.length, 0) },
+        'access trail thread ended: its chain ends, a new one takes the rest',
+      );
+      await this.chain.sink.close().catch(() => {});
+      this.chain = this.newChain();
+      this.giveAll = true;
+      this.droppedBefore += this.droppedNow;
+      this.droppedNow = 0;
+      this.retry();
+      return;
     }
+    if (outcome.head) this.stored = outcome.head;
+    this.droppedNow = outcome.dropped;
+    this.given = this.given.filter((batch) => batch.id > outcome.settled);
+    if (outcome.failed) this.retry();
   }
 
-  private dropOldest(): void {
-    let excess = this.waiting.length + this.placed.length - MAX_WAITING;
-    if (excess <= 0) return;
-    const fromWaiting = Math.min(excess, this.waiting.length);
-    this.waiting = this.waiting.slice(fromWaiting);
-    excess -= fromWaiting;
-    // Placed events dropped before they were hashed: the next one hashed follows the last kept.
-    this.placed = this.placed.slice(excess);
-    this.dropped += fromWaiting + excess;
+  private retry(): void {
+    this.timer ??= setTimeout(() => void this.flush(), RETRY_MS);
   }
 
   /** Logs the chain's head at info (DESIGN §4.17): every minute when it moved, and at shutdown. */
   private logHead(always = false): void {
     const head = this.stored;
-    if (!head || (!always && head.seq === this.logged?.seq)) return;
+    if (!head || (!always && head.seq === this.logged?.seq && head.chain === this.logged.chain))
+      return;
     this.logged = head;
     this.log.info?.({ chain: head.chain, seq: head.seq, hash: head.hash }, 'access trail head');
   }

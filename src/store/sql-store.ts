@@ -27,6 +27,7 @@ import { changedRecordsSql, changePositionsSql } from './sql/changes-sql.js';
 import { selectionCountSql, selectionPageSql } from './sql/selection-sql.js';
 import { CHANGE_LOG_TABLES, TOMBSTONE_TABLES } from './sql/change-log.js';
 import { oauthRecords, type OAuthRecords, type OAuthSql } from './sql/oauth-records.js';
+import type { AuditWriterTarget } from './audit-writer.js';
 import { auditRecords, type AuditRecords, type AuditSql } from './sql/audit/audit-records.js';
 import { deliveryRecords, type DeliveryRecords } from './sql/webhook-progress.js';
 import { webhookRecords, type WebhookRecords } from './sql/webhook-subscriptions.js';
@@ -256,6 +257,11 @@ export abstract class SqlStore implements Store {
   /** The access trail (DESIGN §4.17, sql/audit/). */
   auditTrail(): AuditRecords {
     return (this.audit ??= auditRecords(this.auditSql()));
+  }
+
+  /** No thread of its own by default: the store's subclasses say where one may write. */
+  auditWriterTarget(): AuditWriterTarget | null {
+    return null;
   }
 
   /** Where the access trail is read and written: beside the data by default, written aside. */

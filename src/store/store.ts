@@ -6,6 +6,7 @@ import type { DataTable } from './schema.js';
 import type { Load, LoadOptions } from './load/load.js';
 import type { ProgramConfig } from './program-config.js';
 import type { OAuthRecords } from './sql/oauth-records.js';
+import type { AuditWriterTarget } from './audit-writer.js';
 import type { AuditRecords } from './sql/audit/audit-records.js';
 export type { AuditQuery } from './sql/audit/audit-records.js';
 import type { DeliveryRecords } from './sql/webhook-progress.js';
@@ -429,6 +430,11 @@ export interface AuthorizationRecords {
 /** The access trail (DESIGN §4.17): the server writes it, the CLI and `list_audit_events` read it. */
 export interface AuditTrailStore {
   auditTrail(): AuditRecords;
+  /**
+   * Where a thread of its own may write the trail's chain with a connection of its own
+   * (audit/chain-thread.ts); null when no other thread can open the store (in memory).
+   */
+  auditWriterTarget(): AuditWriterTarget | null;
 }
 
 /** Webhook subscriptions (DESIGN §4.14): the webhook commands and the delivery. */

@@ -9,6 +9,7 @@ import { TABLES_HOLDING_NAMES } from '../sql/erasure.js';
 import type { FactSnapshot, PoolState, Row } from '../store.js';
 import { insertSql, migrationSql } from '../dialect.js';
 import type { AuditSql } from '../sql/audit/audit-records.js';
+import type { AuditWriterTarget } from '../audit-writer.js';
 import { copyRows } from './copy-rows.js';
 import { runBatch } from './pg-batch.js';
 import { postgresDialect } from './postgres-dialect.js';
@@ -144,6 +145,11 @@ export class PostgresStore extends SqlStore {
     } catch (error) {
       throw translate(error);
     }
+  }
+
+  /** The trail's thread connects by the same URL, its queries bounded as the pool's are. */
+  override auditWriterTarget(): AuditWriterTarget {
+    return { store: 'postgres', url: this.url, timeoutMs: this.answerTimeoutMs };
   }
 
   /** The access trail's batches each in one transaction (pg-batch.ts). */

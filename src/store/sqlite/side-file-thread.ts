@@ -1,10 +1,7 @@
 import { Worker } from 'node:worker_threads';
+import type { Statement } from './writer-connection.js';
 
-/** A statement and its parameters. */
-export interface Statement {
-  sql: string;
-  params: readonly unknown[];
-}
+export type { Statement } from './writer-connection.js';
 
 /** A write the thread has not answered yet. */
 interface Pending {

@@ -12,7 +12,7 @@ import { SqlStore } from '../sql-store.js';
 import type { FactSnapshot, PoolState, Row } from '../store.js';
 import { ReportPool, REPORT_WORKERS } from './report-pool.js';
 import { openOAuthFile } from './oauth-file.js';
-import { openSideFile, type SideFile } from './side-file.js';
+import { openSideFile, sideFilePath, type SideFile } from './side-file.js';
 import {
   AUDIT_MINUTES_TABLE,
   AUDIT_SETS_TABLE,
@@ -22,6 +22,7 @@ import {
   REVEALS_TO_SETS,
 } from '../sql/audit/audit-tables.js';
 import type { AuditSql } from '../sql/audit/audit-records.js';
+import type { AuditWriterTarget } from '../audit-writer.js';
 import type { OAuthSql } from '../sql/oauth-records.js';
 
 /** SQLite's page cache (KiB) for reads, and while a load writes. */
@@ -105,6 +106,13 @@ export class SqliteStore extends SqlStore {
   /** The authorization server's records, in their own file (oauth-file.ts: never behind an import). */
   protected override oauthSql(): OAuthSql {
     return (this.oauthFile ??= openOAuthFile(this.path, this.db));
+  }
+
+  /** The trail's side file, made first (its thread's connection opens it as it is). */
+  override auditWriterTarget(): AuditWriterTarget | null {
+    if (this.path === ':memory:') return null;
+    this.auditSql();
+    return { store: 'sqlite', path: sideFilePath(this.path, '-audit') };
   }
 
   /** The access trail, in its own file (`<db>-audit`, side-file.ts: never behind an import). */
