@@ -7,7 +7,8 @@
 // written as the server writes them (a build with the trail's thread: through it, else through the
 // store's writer thread). The event loop's share of an event is the main
 // thread's own CPU time over the run (/proc/self/task/<pid>/schedstat: time on a core, so not the
-// time a busy machine kept it waiting for one) divided by N; beside it its busy wall time
+// time a busy machine kept it waiting for one) divided by N, and every thread's CPU time (the
+// writer's too: what an event costs the cores) divided by N; beside it its busy wall time
 // (eventLoopUtilization), which a loaded machine inflates. dbstat's pages of each table over N
 // are its bytes.
 import Database from 'better-sqlite3';
@@ -70,6 +71,7 @@ async function run(build, request) {
   const start = Date.now();
   const before = performance.eventLoopUtilization();
   const cpuBefore = mainThreadNs();
+  const processBefore = process.cpuUsage();
   for (let i = 0; i < EVENTS; i++) {
     trail.answered({ ...request, requestId: `req_${i}`, at: start + Math.floor(i / 10) });
     if (i % PER_TURN === PER_TURN - 1) await tick();
@@ -77,6 +79,7 @@ async function run(build, request) {
   await trail.flushAll();
   const used = performance.eventLoopUtilization(before);
   const cpuNs = mainThreadNs() - cpuBefore;
+  const processCpu = process.cpuUsage(processBefore);
   await trail.close();
   await store.close();
   const db = new Database(`${file}-audit`, { readonly: true });
@@ -90,6 +93,8 @@ async function run(build, request) {
   return {
     events,
     loopCpuUsPerEvent: round(cpuNs / 1000 / EVENTS, 2),
+    // Every thread's CPU (the writer's included): what an event costs the machine's cores.
+    allCpuUsPerEvent: round((processCpu.user + processCpu.system) / EVENTS, 2),
     loopUsPerEvent: round((used.active * 1000) / EVENTS),
     bytesPerEvent: round(bytes / events),
     tables: Object.fromEntries(pages.map((p) => [p.name, round(p.bytes / events)])),
@@ -117,6 +122,7 @@ async function main() {
         build,
         kind,
         loopCpuUsPerEvent: median(mine.map((x) => x.loopCpuUsPerEvent)),
+        allCpuUsPerEvent: median(mine.map((x) => x.allCpuUsPerEvent)),
         loopUsPerEvent: median(mine.map((x) => x.loopUsPerEvent)),
         bytesPerEvent: median(mine.map((x) => x.bytesPerEvent)),
         tables: mine[0].tables,

@@ -92,11 +92,18 @@ const READ_BY_REPORTS: Record<string, string[]> = {
 export interface ColumnarTable {
   source: Table;
   table: Table;
+  /**
+   * The source is a view of the row store (the report facts since schema 18): a base reads it in
+   * the records' own order and DuckDB sorts it by the key (build-facts.ts), where SQLite would
+   * sort every row of the join first.
+   */
+  view: boolean;
 }
 
 function projection(name: string, columns: string[]): ColumnarTable {
   // The report facts are views of the row store (report-facts.ts), the rest its tables.
-  const source = TABLES.get(name) ?? REPORT_FACT_TABLES.find((t) => t.name === name);
+  const view = REPORT_FACT_TABLES.find((t) => t.name === name);
+  const source = TABLES.get(name) ?? view;
   if (!source) throw new Error(`no table ${name}`);
   const missing = columns.filter((c) => !Object.hasOwn(source.columns, c));
   if (missing.length) throw new Error(`${name} has no column ${missing.join(', ')}`);
@@ -107,6 +114,7 @@ function projection(name: string, columns: string[]): ColumnarTable {
       columns: Object.fromEntries(columns.map((c) => [c, source.columns[c]])),
       primaryKey: [],
     },
+    view: source === view,
   };
 }
 
