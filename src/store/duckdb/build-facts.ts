@@ -9,7 +9,7 @@ import { baseType, columnNames, type Table } from '../table.js';
 import { COLUMNAR_TABLES } from './columnar-tables.js';
 import { duckdbDialect } from './duckdb-dialect.js';
 import { duckdbConfig, FACTS_META, utcConnection, type DuckdbSettings } from './duckdb-facts.js';
-import { sourceKey, wholeTableSql } from './fact-export.js';
+import { wholeTableSql } from './fact-export.js';
 import { ensureRollups } from './rollup-tables.js';
 import { basePath, partialPath, removeStale } from './facts-files.js';
 
@@ -124,23 +124,7 @@ async function writeCopy(
     for (const copy of COLUMNAR_TABLES) {
       await connection.run(createTableSql(duckdbDialect, copy.table));
       const lines = snapshot.lines(wholeTableSql(copy), [], EXPORT_PAGE);
-      if (!copy.view) {
-        rows[copy.table.name] = await loadLines(connection, copy.table, lines, `${path}.csv`);
-        continue;
-      }
-      // A view's rows come as the join yields them: loaded into a temporary table, then written
-      // in key order by DuckDB's sort (on its threads, spilling to `<path>.tmp` past its memory
-      // limit), so each row group covers a narrow range of dates as before (issue 59: SQLite's
-      // sort of the whole join was a third of the export at the medium seed, more at large).
-      const unsorted = { ...copy.table, name: `${copy.table.name}_unsorted` };
-      await connection.run(
-        createTableSql(duckdbDialect, unsorted).replace(/^CREATE TABLE/, 'CREATE TEMP TABLE'),
-      );
-      rows[copy.table.name] = await loadLines(connection, unsorted, lines, `${path}.csv`);
-      await connection.run(
-        `INSERT INTO ${copy.table.name} SELECT * FROM ${unsorted.name} ORDER BY ${sourceKey(copy, unsorted.name)}`,
-      );
-      await connection.run(`DROP TABLE ${unsorted.name}`);
+      rows[copy.table.name] = await loadLines(connection, copy.table, lines, `${path}.csv`);
     }
     await ensureRollups(connection);
     await connection.run(FACTS_META);
@@ -182,8 +166,8 @@ export async function buildColumnarFacts(
       removeStale(dir, path);
       return { stamp, path, rows, ms: Math.round(performance.now() - started) };
     } finally {
-      for (const leftover of [partial, `${partial}.wal`, `${partial}.csv`, `${partial}.tmp`])
-        rmSync(leftover, { force: true, recursive: true });
+      for (const leftover of [partial, `${partial}.wal`, `${partial}.csv`])
+        rmSync(leftover, { force: true });
     }
   });
 }

@@ -92,18 +92,11 @@ const READ_BY_REPORTS: Record<string, string[]> = {
 export interface ColumnarTable {
   source: Table;
   table: Table;
-  /**
-   * The source is a view of the row store (the report facts since schema 18): a base reads it in
-   * the records' own order and DuckDB sorts it by the key (build-facts.ts), where SQLite would
-   * sort every row of the join first.
-   */
-  view: boolean;
 }
 
 function projection(name: string, columns: string[]): ColumnarTable {
   // The report facts are views of the row store (report-facts.ts), the rest its tables.
-  const view = REPORT_FACT_TABLES.find((t) => t.name === name);
-  const source = TABLES.get(name) ?? view;
+  const source = TABLES.get(name) ?? REPORT_FACT_TABLES.find((t) => t.name === name);
   if (!source) throw new Error(`no table ${name}`);
   const missing = columns.filter((c) => !Object.hasOwn(source.columns, c));
   if (missing.length) throw new Error(`${name} has no column ${missing.join(', ')}`);
@@ -114,7 +107,6 @@ function projection(name: string, columns: string[]): ColumnarTable {
       columns: Object.fromEntries(columns.map((c) => [c, source.columns[c]])),
       primaryKey: [],
     },
-    view: source === view,
   };
 }
 

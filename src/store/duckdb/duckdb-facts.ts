@@ -42,8 +42,7 @@ export function duckdbConfig(
     // Hand memory freed after each query back to the system rather than keep it in the allocator.
     allocator_flush_threshold: '8MB',
     // A base is loaded from files already in key order, a part of a file per thread: each row
-    // group still covers a narrow range of dates, and the load is a sixth faster. The report
-    // facts' rows are sorted by an ORDER BY (build-facts.ts), whose order DuckDB keeps.
+    // group still covers a narrow range of dates, and the load is a sixth faster.
     ...(use === 'build' ? { preserve_insertion_order: 'false' } : {}),
     ...(use === 'read' ? { access_mode: 'READ_ONLY' } : {}),
   };

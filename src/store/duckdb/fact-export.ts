@@ -27,18 +27,11 @@ function csvLine({ table }: ColumnarTable, alias: string): string {
     .join(" || ',' || ");
 }
 
-/**
- * Every row of the table: a table's in primary-key order (a copy's rows then lie in key order); a
- * view's (the report facts) as the join yields them, for DuckDB to sort (build-facts.ts).
- */
+/** Every row of the table, in primary-key order (a copy's facts then lie in time order). */
 export function wholeTableSql(copy: ColumnarTable): string {
-  const select = `SELECT ${csvLine(copy, 't')} AS line FROM ${copy.source.name} t`;
-  return copy.view ? select : `${select} ORDER BY ${sourceKey(copy)}`;
+  const key = copy.source.primaryKey.map((c) => `t.${c}`).join(', ');
+  return `SELECT ${csvLine(copy, 't')} AS line FROM ${copy.source.name} t ORDER BY ${key}`;
 }
-
-/** The source's primary key over `alias`, as an ORDER BY list. */
-export const sourceKey = (copy: ColumnarTable, alias = 't'): string =>
-  copy.source.primaryKey.map((c) => `${alias}.${c}`).join(', ');
 
 /** Assignments and workers whose fact columns changed after a version (fact_changes). */
 export interface MovedRecords {
