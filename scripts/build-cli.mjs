@@ -1,4 +1,4 @@
-// Bundles the compiled command (dist/src/cli/dispatch.js, what `vms-read` runs) and the two
+// Bundles the compiled command (dist/src/cli/dispatch.js, what `vms-read` runs) and the three
 // worker threads' files into dist/bundle/cli/, where dist/src/cli/main.js finds them. A server
 // started from the compiled files resolves about 2,000 ES modules before it listens (TypeBox's
 // alone are 679 files, oidc-provider's 183): read, resolved and linked one by one, that is a

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openAuditWriter, type AuditWriterTarget } from '../store/audit-writer.js';
-import { ChainWriter, type HandedBatch } from './chain-writer.js';
+import { ChainWriter, MAX_WAITING, type HandedBatch } from './chain-writer.js';
 
 /**
  * The access trail's thread (chain-thread.ts): its chain's writer with a connection of its own.
@@ -19,19 +19,31 @@ const plain = (error: unknown) => {
 const opened = openAuditWriter(target);
 const writer = opened.then(
   ({ records }) =>
-    new ChainWriter(records, chainId, Date.now, (fields, message) => {
-      const { err, ...rest } = fields as { err?: unknown };
-      port.postMessage({ warn: { ...rest, err: plain(err) }, message });
-    }),
+    new ChainWriter(
+      records,
+      chainId,
+      Date.now,
+      (fields, message) => {
+        const { err, ...rest } = fields as { err?: unknown };
+        port.postMessage({ warn: { ...rest, err: plain(err) }, message });
+      },
+      MAX_WAITING,
+      // Each commit said at once: a thread that dies after it leaves nothing stored to give again.
+      (outcome) => port.postMessage({ progress: outcome }),
+    ),
 );
 let turn: Promise<unknown> = Promise.resolve();
 
 port.on('message', (message: { id: number; batches: HandedBatch[] } | 'close') => {
   turn = turn.then(async () => {
     if (message === 'close') {
-      await (await opened).close().catch(() => {});
+      await opened.then(
+        (writerOf) => writerOf.close(),
+        () => {},
+      );
       port.close();
-      return;
+      // A connection left half-open (a frozen database) must not keep the thread alive.
+      process.exit(0);
     }
     try {
       const chain = await writer;

@@ -11,7 +11,11 @@ interface Pending {
 type Answer =
   | { id: number; outcome: WriteOutcome }
   | { id: number; error: { message: string; code?: string } }
+  | { progress: WriteOutcome }
   | { warn: object; message: string };
+
+/** How long a closing thread may take to finish and end before it is stopped (ms). */
+const CLOSE_MS = 5000;
 
 /**
  * A chain written on a thread of its own (issue 59, "the trail as a log"): the thread
@@ -30,6 +34,7 @@ export class ChainThread implements ChainSink {
     private readonly target: AuditWriterTarget,
     readonly chainId: string,
     private readonly warn: WarnOf,
+    private readonly progress: (outcome: WriteOutcome) => void = () => {},
   ) {}
 
   write(batches: readonly HandedBatch[]): Promise<WriteOutcome> {
@@ -43,14 +48,20 @@ export class ChainThread implements ChainSink {
     });
   }
 
-  /** Lets the thread finish what it was given, close its connection and end. */
+  /**
+   * Lets the thread finish what it was given, close its connection and end; stopped after
+   * CLOSE_MS (a database that does not answer must not hold the server's shutdown).
+   */
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker || this.ended) return;
     const exited = new Promise((resolve) => worker.once('exit', resolve));
     worker.ref();
     worker.postMessage('close');
-    await exited;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, CLOSE_MS, 'late')));
+    if ((await Promise.race([exited, late])) === 'late') await worker.terminate();
+    clearTimeout(timer);
   }
 
   /** Ends the thread at once, what it was given with it (tests: a thread that dies). */
@@ -69,6 +80,10 @@ export class ChainThread implements ChainSink {
     worker.on('message', (answer: Answer) => {
       if ('warn' in answer) {
         this.warn(answer.warn, answer.message);
+        return;
+      }
+      if ('progress' in answer) {
+        this.progress(answer.progress);
         return;
       }
       const job = this.pending.get(answer.id);

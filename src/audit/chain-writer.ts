@@ -58,6 +58,32 @@ export interface ChainSink {
 
 export type WarnOf = (fields: object, message: string) => void;
 
+/** An answered request's event as the trail holds it until it hands it over. */
+export interface PlacedEvent {
+  event: AuditEvent;
+  revealedJson: string;
+  revealedSet: string | null;
+  workers: readonly string[];
+}
+
+/**
+ * The batch `id` of `placed` (their claims settled): each event without its records (its set's
+ * JSON and workers once a batch), so that handing it to a thread clones little.
+ */
+export function handedBatchOf(id: number, placed: readonly PlacedEvent[]): HandedBatch {
+  const sets = new Map<string, [string, string, readonly string[]]>();
+  const events = placed.map(({ event, revealedJson, revealedSet, workers }): HandedEvent => {
+    if (revealedSet !== null && !sets.has(revealedSet))
+      sets.set(revealedSet, [revealedSet, revealedJson, workers]);
+    // Its records are its set's (or `inline`): the event carries none of them.
+    (event as { revealed: unknown }).revealed = null;
+    return revealedSet === null && revealedJson !== '[]'
+      ? { event, set: null, inline: revealedJson }
+      : { event, set: revealedSet };
+  });
+  return { id, events, sets: [...sets.values()] };
+}
+
 interface Taken {
   batch: number;
   seq: number;
@@ -91,6 +117,8 @@ export class ChainWriter {
     private readonly now: () => number,
     private readonly warn: WarnOf,
     private readonly maxWaiting = MAX_WAITING,
+    /** Told after each append that stored (the trail then forgets what it need not give again). */
+    private readonly onStored: (outcome: WriteOutcome) => void = () => {},
   ) {
     this.last = chainStart(chainId);
   }
@@ -128,6 +156,7 @@ export class ChainWriter {
         const lastStored = batch[batch.length - 1].row;
         this.stored = { chain: this.chainId, seq: lastStored.seq, hash: lastStored.hash };
         this.waiting = this.waiting.slice(batch.length);
+        this.onStored(this.outcome(false));
       } catch (error) {
         this.dropOldest();
         this.warn(
@@ -206,8 +235,9 @@ export class LocalChain implements ChainSink {
     chainId: string,
     now: () => number,
     warn: WarnOf,
+    onStored?: (outcome: WriteOutcome) => void,
   ) {
-    this.writer = new ChainWriter(records, chainId, now, warn);
+    this.writer = new ChainWriter(records, chainId, now, warn, MAX_WAITING, onStored);
   }
 
   write(batches: readonly HandedBatch[]): Promise<WriteOutcome> {

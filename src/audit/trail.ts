@@ -4,10 +4,13 @@ import type { AuditWriterTarget, ChainRecords } from '../store/audit-writer.js';
 import { ChainThread } from './chain-thread.js';
 import {
   BATCH,
+  handedBatchOf,
   LocalChain,
+  MAX_WAITING,
   type ChainHead,
   type ChainSink,
   type HandedBatch,
+  type PlacedEvent,
   type WriteOutcome,
 } from './chain-writer.js';
 import { eventOf, type AuditEvent } from './event.js';
@@ -25,6 +28,8 @@ export const HEAD_LOG_MS = 60_000;
 const MINUTE_SETTLE_MS = 100;
 /** After the store refused a write, or the thread ended, when it is tried again (ms). */
 const RETRY_MS = 1000;
+/** Threads that ended one after the other before the chain is written on the event loop instead. */
+const THREAD_DEATHS = 3;
 
 export interface TrailLog {
   warn(fields: object, message: string): void;
@@ -46,11 +51,7 @@ export interface TrailOptions {
 }
 
 /** An answered request waiting to be handed over: its event, its records, its unsettled claims. */
-interface Placed {
-  event: AuditEvent;
-  revealedJson: string;
-  revealedSet: string | null;
-  workers: readonly string[];
+interface Placed extends PlacedEvent {
   claims: IdClaim[];
 }
 
@@ -76,8 +77,11 @@ export class AuditTrail implements AnswerSink {
   /** Handed over, not yet stored: given again to a new chain if the thread ends. */
   private given: HandedBatch[] = [];
   private nextBatch = 1;
-  /** A new chain's writer has none of `given` yet. */
-  private giveAll = false;
+  /** The last batch the chain's writer was given (0: a new chain's writer has none of `given`). */
+  private handedUpTo = 0;
+  /** Threads that ended in a row (a chain that stores resets it). */
+  private threadDeaths = 0;
+  private closed = false;
   private timer: NodeJS.Timeout | null = null;
   private minuteTimer: NodeJS.Timeout | null = null;
   /** The end of the minute whose counted refusals minuteTimer writes. */
@@ -147,7 +151,9 @@ export class AuditTrail implements AnswerSink {
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.writing = this.writing.then(() => this.handOver());
+    this.writing = this.writing
+      .then(() => this.handOver())
+      .catch((error: unknown) => this.log.warn({ err: error }, 'access trail not written'));
     return this.writing;
   }
 
@@ -158,6 +164,11 @@ export class AuditTrail implements AnswerSink {
   async close(): Promise<void> {
     clearInterval(this.headTimer);
     await this.flushAll();
+    // A thread that ended during that flush: the rest goes to the new chain now, not in a second.
+    if (this.given.length > 0 && this.handedUpTo === 0) await this.flush();
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     this.logHead(true);
     await this.chain.sink.close();
   }
@@ -172,12 +183,14 @@ export class AuditTrail implements AnswerSink {
   private newChain(): { id: string; sink: ChainSink } {
     const id = newChainId();
     const warn = (fields: object, message: string) => this.log.warn(fields, message);
-    const target = this.options.thread;
+    const stored = (outcome: WriteOutcome) => this.noteStored(outcome);
+    // Threads that keep ending (one that cannot open its store): this one writes it instead.
+    const target = this.threadDeaths < THREAD_DEATHS ? this.options.thread : null;
     return {
       id,
       sink: target
-        ? new ChainThread(target, id, warn)
-        : new LocalChain(this.records, id, this.now, warn),
+        ? new ChainThread(target, id, warn, stored)
+        : new LocalChain(this.records, id, this.now, warn, stored),
     };
   }
 
@@ -209,65 +222,82 @@ export class AuditTrail implements AnswerSink {
     claims: IdClaim[],
   ): void {
     this.placed.push({ event, revealedJson, revealedSet, workers, claims });
-    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+    if (!this.closed) this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
   /**
-   * What waits, in batches of BATCH with their claims settled: each event without its records
-   * (its set's JSON and workers once a batch), so that handing it to a thread clones little.
+   * Hands what waits to the chain's writer in batches of BATCH, their claims settled first (a
+   * store that cannot settle them keeps them waiting), and notes what it stored. Never rejects.
    */
-  private async batchesOfPlaced(): Promise<HandedBatch[]> {
-    const batches: HandedBatch[] = [];
-    while (this.placed.length > 0) {
-      const placed = this.placed.slice(0, BATCH);
-      this.placed = this.placed.slice(placed.length);
-      await this.settler.settle(placed.flatMap((p) => p.claims));
-      const sets = new Map<string, [string, string, readonly string[]]>();
-      const events = placed.map(({ event, revealedJson, revealedSet, workers }) => {
-        if (revealedSet !== null && !sets.has(revealedSet))
-          sets.set(revealedSet, [revealedSet, revealedJson, workers]);
-        // Its records are its set's (or `inline`): the event carries none of them.
-        (event as { revealed: unknown }).revealed = null;
-        return revealedSet === null && revealedJson !== '[]'
-          ? { event, set: null, inline: revealedJson }
-          : { event, set: revealedSet };
-      });
-      batches.push({ id: this.nextBatch++, events, sets: [...sets.values()] });
-    }
-    return batches;
-  }
-
-  /** Hands what waits to the chain's writer and notes what it stored. */
   private async handOver(): Promise<void> {
-    const batches = await this.batchesOfPlaced();
-    this.given.push(...batches);
-    if (this.given.length === 0) return;
-    let outcome: WriteOutcome;
     try {
-      outcome = await this.chain.sink.write(this.giveAll ? this.given : batches);
-      this.giveAll = false;
+      while (this.placed.length > 0) {
+        const placed = this.placed.slice(0, BATCH);
+        await this.settler.settle(placed.flatMap((p) => p.claims));
+        this.placed = this.placed.slice(placed.length);
+        this.given.push(handedBatchOf(this.nextBatch++, placed));
+      }
+    } catch (error) {
+      this.log.warn({ err: error, waiting: this.placed.length }, 'access trail ids not settled');
+      this.bound(false);
+      this.retry();
+    }
+    const batches = this.given.filter((batch) => batch.id > this.handedUpTo);
+    if (this.given.length === 0) return;
+    try {
+      this.handedUpTo = this.nextBatch - 1;
+      this.noteStored(await this.chain.sink.write(batches));
     } catch (error) {
       // The thread ended: its chain ends at what it stored; what it had not goes to a new one.
       this.log.warn(
         { err: error, waiting: this.given.reduce((n, b) => n + b.events.length, 0) },
         'access trail thread ended: its chain ends, a new one takes the rest',
       );
+      this.logHead(true);
       await this.chain.sink.close().catch(() => {});
+      this.threadDeaths++;
       this.chain = this.newChain();
-      this.giveAll = true;
+      this.handedUpTo = 0;
       this.droppedBefore += this.droppedNow;
       this.droppedNow = 0;
+      this.bound(true);
       this.retry();
-      return;
     }
-    if (outcome.head) this.stored = outcome.head;
+  }
+
+  /** What the chain's writer stored (after each commit, and after each write). */
+  private noteStored(outcome: WriteOutcome): void {
+    if (outcome.chain !== this.chain.id) return;
+    if (outcome.head) {
+      this.stored = outcome.head;
+      this.threadDeaths = 0;
+    }
     this.droppedNow = outcome.dropped;
     this.given = this.given.filter((batch) => batch.id > outcome.settled);
     if (outcome.failed) this.retry();
   }
 
+  /**
+   * Past MAX_WAITING events kept here that no writer holds (those waiting to be handed over, and
+   * with `given` those a thread that ended held), the oldest go; `dropped` counts them.
+   */
+  private bound(given: boolean): void {
+    const held = given ? this.given.reduce((n, b) => n + b.events.length, 0) : 0;
+    let excess = this.placed.length + held - MAX_WAITING;
+    if (excess <= 0) return;
+    while (given && excess > 0 && this.given.length > 0) {
+      const [oldest] = this.given.splice(0, 1);
+      excess -= oldest.events.length;
+      this.droppedBefore += oldest.events.length;
+    }
+    if (excess > 0) {
+      this.placed = this.placed.slice(excess);
+      this.droppedBefore += excess;
+    }
+  }
+
   private retry(): void {
-    this.timer ??= setTimeout(() => void this.flush(), RETRY_MS);
+    if (!this.closed) this.timer ??= setTimeout(() => void this.flush(), RETRY_MS);
   }
 
   /** Logs the chain's head at info (DESIGN §4.17): every minute when it moved, and at shutdown. */

@@ -106,4 +106,55 @@ for (const dialect of DIALECTS)
       const verified = await verifyTrail(records());
       assert.deepEqual(verified.breaks, []);
     });
+
+    it('gives a new chain nothing a dead thread had stored: each commit is reported as made', async () => {
+      const trail = new AuditTrail(records(), { thread: h.store.auditWriterTarget() });
+      const first = trail.chainId;
+      // Three commits' worth (BATCH events each), handed over at once.
+      const sent = again('commits', 1500);
+      for (const request of sent) trail.answered(request);
+      const writing = trail.flush();
+      // Killed as soon as the first commit is known here, while it hashes the next.
+      while (trail.head() === null) await new Promise((resolve) => setTimeout(resolve, 1));
+      await (trail as unknown as { chain: { sink: ChainThread } }).chain.sink.terminate();
+      await writing;
+      await trail.close();
+      assert.notEqual(trail.chainId, first);
+      const stored = [...(await chainEvents(first)), ...(await chainEvents(trail.chainId))].map(
+        (json) => (JSON.parse(json) as AuditEvent).requestId,
+      );
+      assert.equal(stored.length, sent.length, 'every event once, none twice');
+      assert.equal(new Set(stored).size, sent.length);
+      assert.deepEqual((await verifyTrail(records())).breaks, []);
+    });
+
+    it('keeps events whose id parameters the store could not settle, and writes them after', async () => {
+      const warnings: string[] = [];
+      let refusing = true;
+      const trail = new AuditTrail(records(), {
+        thread: h.store.auditWriterTarget(),
+        log: { warn: (_fields, message) => warnings.push(message) },
+        ids: {
+          existing: async () => {
+            if (refusing) throw new Error('the store does not answer');
+            return new Set<string>();
+          },
+        },
+      });
+      // The get of an id that names nothing: its claim is asked of the store.
+      const sent = again('unsettled').filter((r) => /wk_none/.test(JSON.stringify(r.seen)));
+      assert.equal(sent.length, 1);
+      trail.answered(sent[0]);
+      await trail.flush();
+      assert.match(warnings.join('\n'), /access trail ids not settled/);
+      assert.equal(trail.head(), null, 'kept, not written unsettled');
+      refusing = false;
+      await trail.close();
+      const stored = (await chainEvents(trail.chainId)).map((json) => JSON.parse(json));
+      assert.deepEqual(
+        stored.map((e: AuditEvent) => e.requestId),
+        [sent[0].requestId],
+      );
+      assert.deepEqual((stored[0] as AuditEvent).params, { id: { text: true, length: 7 } });
+    });
   });
