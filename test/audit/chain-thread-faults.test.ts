@@ -90,5 +90,21 @@ describe(
         assert.doesNotMatch(warnings.join('\n'), /thread ended/);
         assert.deepEqual((await verifyTrail(store.auditTrail())).breaks, []);
       });
+
+    it('shuts down within its bound while the database is frozen', async () => {
+      const trail = new AuditTrail(store.auditTrail(), { thread: store.auditWriterTarget() });
+      trail.answered(request(100));
+      await trail.flush();
+      assert.equal(trail.head()?.seq, 1, "the thread's connection open and idle");
+      cluster.freeze();
+      try {
+        const started = Date.now();
+        await trail.close();
+        // The thread's connection never answers: it is stopped after 5 s, not waited on for ever.
+        assert.ok(Date.now() - started < 15_000, `closed in ${Date.now() - started} ms`);
+      } finally {
+        cluster.thaw();
+      }
+    });
   },
 );
