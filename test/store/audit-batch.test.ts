@@ -1,7 +1,8 @@
 /**
  * The trail's batches are written whole or not at all (issue 59): a batch's sets, set workers,
  * minute rows and events go in one transaction (one commit), so a batch the store refuses leaves
- * nothing of itself, and the same batch tried again is written once. Both stores.
+ * nothing of itself, and the same batch tried again is written once, even after its commit was made
+ * (its answer lost): another event at a place already taken is still refused. Both stores.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -46,8 +47,10 @@ for (const dialect of DIALECTS)
       const records = db.store.auditTrail();
       await records.appendAuditEvents([event(1, null)]);
       const written = await counts();
-      // Its last event takes a place already taken: the store refuses the batch.
-      await assert.rejects(records.appendAuditEvents([event(2, 'set_a'), event(1, null)]));
+      // Its last event is another event at a place already taken: the store refuses the batch.
+      await assert.rejects(
+        records.appendAuditEvents([event(2, 'set_a'), { ...event(1, null), hash: 'h-other' }]),
+      );
       assert.deepEqual(await counts(), written);
       await records.appendAuditEvents([event(2, 'set_a'), event(3, 'set_a')]);
       assert.deepEqual(await counts(), {
@@ -58,5 +61,29 @@ for (const dialect of DIALECTS)
       });
       const [found] = await records.listAuditEvents({ workspaceId: 'ws_batch', limit: 1 });
       assert.equal(found.event, `{"at":${AT + 3},"revealed":${event(3, 'set_a').records}}`);
+    });
+
+    it('takes a batch whose commit was made but not acknowledged once, when it is tried again', async () => {
+      const records = db.store.auditTrail();
+      const chain = { chainId: 'chain_again', startedAt: AT, anchor: 'p', firstSeq: 1 };
+      const again = (seq: number) => ({ ...event(seq, 'set_b'), chainId: 'chain_again' });
+      await records.startAuditChain(chain);
+      await records.startAuditChain(chain);
+      await records.appendAuditEvents([again(1), again(2)]);
+      const written = await counts();
+      // The same batch again (its commit's answer lost, a frozen database): nothing changes.
+      await records.appendAuditEvents([again(1), again(2)]);
+      assert.deepEqual(await counts(), written);
+      assert.deepEqual(
+        (await records.auditChains()).filter((c) => c.chainId === 'chain_again'),
+        [chain],
+      );
+      assert.deepEqual(
+        (await records.auditChainEvents('chain_again', 0, 10)).map((e) => [e.seq, e.hash]),
+        [
+          [1, 'h1'],
+          [2, 'h2'],
+        ],
+      );
     });
   });

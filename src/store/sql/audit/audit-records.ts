@@ -144,17 +144,30 @@ function insertsOf(
   }));
 }
 
+/**
+ * A batch's event rows, each taken once: the same event again (a batch whose commit was made but
+ * not acknowledged, a frozen database, tried again) changes nothing, while another event at a
+ * place already taken is refused (its `hash` set to NULL, which the column cannot hold), so the
+ * batch is refused whole as before.
+ */
+function eventInserts(rows: readonly unknown[][]): { sql: string; params: unknown[] }[] {
+  return insertsOf(AUDIT_EVENTS_TABLE.name, EVENT_COLUMNS, rows).map(({ sql, params }) => ({
+    sql: `${sql} ON CONFLICT (${AUDIT_EVENTS_TABLE.primaryKey.join(', ')}) DO UPDATE SET hash = CASE WHEN ${AUDIT_EVENTS_TABLE.name}.hash = excluded.hash THEN excluded.hash END`,
+    params,
+  }));
+}
+
 export function auditRecords(sql: AuditSql): AuditRecords {
   const setRows = new SetRows();
   return {
     ...auditCheckReads(sql),
     async startAuditChain(chain) {
-      await sql.run(insertSql(AUDIT_CHAINS_TABLE.name, columnNames(AUDIT_CHAINS_TABLE), 1), [
-        chain.chainId,
-        chain.startedAt,
-        chain.anchor,
-        chain.firstSeq,
-      ]);
+      // Taken once: a start whose commit was made but not acknowledged is tried again.
+      const key = AUDIT_CHAINS_TABLE.primaryKey;
+      await sql.run(
+        insertSql(AUDIT_CHAINS_TABLE.name, columnNames(AUDIT_CHAINS_TABLE), 1, key, 'ignore'),
+        [chain.chainId, chain.startedAt, chain.anchor, chain.firstSeq],
+      );
     },
     async appendAuditEvents(events) {
       // One transaction where the store has them (group commit: all or none); else the sets and
@@ -165,9 +178,7 @@ export function auditRecords(sql: AuditSql): AuditRecords {
         ...insertsOf(AUDIT_SETS_TABLE.name, SET_COLUMNS, sets, SET_KEY),
         ...insertsOf(AUDIT_SET_WORKERS_TABLE.name, SET_WORKER_COLUMNS, setWorkers, WORKERS_KEY),
         ...insertsOf(AUDIT_MINUTES_TABLE.name, MINUTE_COLUMNS, minuteRowsOf(events), MINUTES_KEY),
-        ...insertsOf(
-          AUDIT_EVENTS_TABLE.name,
-          EVENT_COLUMNS,
+        ...eventInserts(
           events.map((e) => [
             e.chainId,
             e.seq,
