@@ -51,6 +51,8 @@ export interface WriteOutcome {
 
 /** Where a chain's events are written: in this thread, or on a thread of its own (chain-thread.ts). */
 export interface ChainSink {
+  /** The chain it writes. */
+  readonly chainId: string;
   /** Takes `batches` (none: tries again what waits) and writes what waits, in order. */
   write(batches: readonly HandedBatch[]): Promise<WriteOutcome>;
   close(): Promise<void>;
@@ -229,6 +231,7 @@ export class ChainWriter {
 /** A chain written beside the trail, on its own event loop (a store no other thread can open). */
 export class LocalChain implements ChainSink {
   readonly writer: ChainWriter;
+  readonly chainId: string;
 
   constructor(
     records: Pick<AuditRecords, 'startAuditChain' | 'appendAuditEvents'>,
@@ -237,6 +240,7 @@ export class LocalChain implements ChainSink {
     warn: WarnOf,
     onStored?: (outcome: WriteOutcome) => void,
   ) {
+    this.chainId = chainId;
     this.writer = new ChainWriter(records, chainId, now, warn, MAX_WAITING, onStored);
   }
 

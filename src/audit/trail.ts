@@ -67,11 +67,11 @@ const newChainId = () => `chain_${randomBytes(9).toString('base64url')}`;
  * event loop's share of an event is making it and handing it over), else on this one. `close`
  * writes the rest (SIGTERM), counted refusals included, and logs the heads. One chain per server
  * process: instances over one database never wait on one another to append, and `audit verify`
- * checks each chain. A thread that ends (it crashed) ends its chain: what it had not stored is
- * given to a new chain on a new thread.
+ * checks each chain. A thread that ends (it crashed) ends its chain: what it had not reported
+ * stored is given to a new chain on a new thread.
  */
 export class AuditTrail implements AnswerSink {
-  private chain: { id: string; sink: ChainSink };
+  private chain: ChainSink;
   /** Answered, not yet handed over (their claims unsettled). */
   private placed: Placed[] = [];
   /** Handed over, not yet stored: given again to a new chain if the thread ends. */
@@ -114,7 +114,7 @@ export class AuditTrail implements AnswerSink {
 
   /** This process's chain (a new one after its thread ended). */
   get chainId(): string {
-    return this.chain.id;
+    return this.chain.chainId;
   }
 
   /** Events dropped because the store refused them for too long (a warning says so). */
@@ -170,7 +170,7 @@ export class AuditTrail implements AnswerSink {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.logHead(true);
-    await this.chain.sink.close();
+    await this.chain.close();
   }
 
   /** Ends the minute under way (its counted refusals become events), then writes everything. */
@@ -180,18 +180,15 @@ export class AuditTrail implements AnswerSink {
   }
 
   /** The chain's writer, on a thread of its own when the store can be opened there. */
-  private newChain(): { id: string; sink: ChainSink } {
+  private newChain(): ChainSink {
     const id = newChainId();
     const warn = (fields: object, message: string) => this.log.warn(fields, message);
     const stored = (outcome: WriteOutcome) => this.noteStored(outcome);
     // Threads that keep ending (one that cannot open its store): this one writes it instead.
     const target = this.threadDeaths < THREAD_DEATHS ? this.options.thread : null;
-    return {
-      id,
-      sink: target
-        ? new ChainThread(target, id, warn, stored)
-        : new LocalChain(this.records, id, this.now, warn, stored),
-    };
+    return target
+      ? new ChainThread(target, id, warn, stored)
+      : new LocalChain(this.records, id, this.now, warn, stored);
   }
 
   /** The minute's counted refusals, as events (its end, or shutdown). */
@@ -246,15 +243,15 @@ export class AuditTrail implements AnswerSink {
     if (this.given.length === 0) return;
     try {
       this.handedUpTo = this.nextBatch - 1;
-      this.noteStored(await this.chain.sink.write(batches));
+      this.noteStored(await this.chain.write(batches));
     } catch (error) {
       // The thread ended: its chain ends at what it stored; what it had not goes to a new one.
       this.log.warn(
-        { err: error, waiting: this.given.reduce((n, b) => n + b.events.length, 0) },
+        { err: error, waiting: this.givenEvents() },
         'access trail thread ended: its chain ends, a new one takes the rest',
       );
       this.logHead(true);
-      await this.chain.sink.close().catch(() => {});
+      await this.chain.close().catch(() => {});
       this.threadDeaths++;
       this.chain = this.newChain();
       this.handedUpTo = 0;
@@ -267,7 +264,7 @@ export class AuditTrail implements AnswerSink {
 
   /** What the chain's writer stored (after each commit, and after each write). */
   private noteStored(outcome: WriteOutcome): void {
-    if (outcome.chain !== this.chain.id) return;
+    if (outcome.chain !== this.chain.chainId) return;
     if (outcome.head) {
       this.stored = outcome.head;
       this.threadDeaths = 0;
@@ -282,7 +279,7 @@ export class AuditTrail implements AnswerSink {
    * with `given` those a thread that ended held), the oldest go; `dropped` counts them.
    */
   private bound(given: boolean): void {
-    const held = given ? this.given.reduce((n, b) => n + b.events.length, 0) : 0;
+    const held = given ? this.givenEvents() : 0;
     let excess = this.placed.length + held - MAX_WAITING;
     if (excess <= 0) return;
     while (given && excess > 0 && this.given.length > 0) {
@@ -294,6 +291,10 @@ export class AuditTrail implements AnswerSink {
       this.placed = this.placed.slice(excess);
       this.droppedBefore += excess;
     }
+  }
+
+  private givenEvents(): number {
+    return this.given.reduce((n, batch) => n + batch.events.length, 0);
   }
 
   private retry(): void {

@@ -87,7 +87,7 @@ for (const dialect of DIALECTS)
       for (const request of sent.slice(100)) trail.answered(request);
       const writing = trail.flush();
       // The thread dies while it writes what it was just given.
-      await (trail as unknown as { chain: { sink: ChainThread } }).chain.sink.terminate();
+      await (trail as unknown as { chain: ChainThread }).chain.terminate();
       await writing;
       assert.match(warnings.join('\n'), /access trail thread ended/);
       assert.notEqual(trail.chainId, first, 'a new chain');
@@ -116,7 +116,7 @@ for (const dialect of DIALECTS)
       const writing = trail.flush();
       // Killed as soon as the first commit is known here, while it hashes the next.
       while (trail.head() === null) await new Promise((resolve) => setTimeout(resolve, 1));
-      await (trail as unknown as { chain: { sink: ChainThread } }).chain.sink.terminate();
+      await (trail as unknown as { chain: ChainThread }).chain.terminate();
       await writing;
       await trail.close();
       assert.notEqual(trail.chainId, first);
