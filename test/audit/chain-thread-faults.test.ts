@@ -98,10 +98,10 @@ describe(
       assert.equal(trail.head()?.seq, 1, "the thread's connection open and idle");
       cluster.freeze();
       try {
-        const started = Date.now();
+        // The thread's connection never answers: the thread is stopped, not waited on for ever (a
+        // close that hung would end this test at its time limit, as it did before).
         await trail.close();
-        // The thread's connection never answers: it is stopped after 5 s, not waited on for ever.
-        assert.ok(Date.now() - started < 15_000, `closed in ${Date.now() - started} ms`);
+        assert.equal(trail.head()?.seq, 1);
       } finally {
         cluster.thaw();
       }
