@@ -1,6 +1,7 @@
 // Issue 59: the event loop's share of an access-trail event (made, hashed, handed over) and the
-// bytes an event takes in the `-audit` file, for a cached get and a list page of 50.
-// `node bench/trail-event-cost.mjs [--events N] [--rounds N] [--builds dirA,dirB] [--out file]`:
+// bytes an event takes in the `-audit` file, for a cached get, a list page of 50 and a report.
+// `node bench/trail-event-cost.mjs [--events N] [--rounds N] [--builds dirA,dirB] [--kinds get,list,report]
+// [--out file]`:
 // each build's dist/ in turn (the round's first alternating), over a fresh SQLite file each: the
 // answered requests are taken once from a test harness, then given to a new AuditTrail N times
 // (new request ids, times a few ms apart), 200 per turn of the event loop as a server would, and
@@ -19,12 +20,14 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as setImmediateAsync } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { log, machine, round, writeFormatted } from './lib.mjs';
+import { TYPICAL_QUERIES } from './typical-reports.mjs';
 
 const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '20000' },
     rounds: { type: 'string', default: '3' },
     builds: { type: 'string', default: '.' },
+    kinds: { type: 'string', default: 'get,list,report' },
     out: { type: 'string' },
   },
 });
@@ -32,10 +35,14 @@ const EVENTS = Number(values.events);
 const ROUNDS = Number(values.rounds);
 const builds = values.builds.split(',').map((dir) => resolve(dir));
 const PER_TURN = 200;
+const KINDS = values.kinds.split(',');
 
-/** The answered requests of a list page of 50 and a get, as a server hands them to its trail. */
+/**
+ * The answered requests of a list page of 50, a get and a report, as a server hands them to its
+ * trail.
+ */
 async function capture(build) {
-  const { startHarness, get } = await import(`${build}/dist/test/support/harness.js`);
+  const { startHarness, get, post } = await import(`${build}/dist/test/support/harness.js`);
   const h = await startHarness({ dialect: 'sqlite', audit: true });
   const captured = [];
   const deps = h.executor.deps;
@@ -47,10 +54,14 @@ async function capture(build) {
   );
   await get(h.app, '/api/v1/workers?limit=50', h.tokens.staff);
   await get(h.app, `/api/v1/workers/item?id=${worker.id}`, h.tokens.staff);
+  await post(h.app, '/api/v1/reports/query', h.tokens.staff, REPORT);
   deps.answers = trail;
   await h.close();
-  return { list: captured[0], get: captured[1] };
+  return { list: captured[0], get: captured[1], report: captured[2] };
 }
+
+/** The bench's first typical report (bench/typical-reports.mjs), as a cached repeat sends it. */
+const [[, REPORT]] = Object.entries(TYPICAL_QUERIES);
 
 const tick = () => setImmediateAsync();
 
@@ -107,7 +118,7 @@ async function main() {
   const results = [];
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? builds : [...builds].reverse();
-    for (const kind of ['get', 'list'])
+    for (const kind of KINDS)
       for (const build of order) {
         const figures = await run(build, requests.get(build)[kind]);
         log(`${kind} ${build}: ${JSON.stringify(figures)}`);
@@ -116,7 +127,7 @@ async function main() {
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const summary = builds.flatMap((build) =>
-    ['get', 'list'].map((kind) => {
+    KINDS.map((kind) => {
       const mine = results.filter((x) => x.build === build && x.kind === kind);
       return {
         build,

@@ -39,40 +39,100 @@ function memberSchemas(schema: TSchema, key: string): TSchema[] {
 /** Closed formats: a value of one says nothing a person chose to type. */
 const CLOSED_FORMATS = new Set(['date', 'date-time']);
 
-/** Whether `value` is one of the values `schema` lists, or of a date format: kept as it is. */
-function isClosedString(schema: TSchema, value: string): boolean {
-  const s = schema as { const?: unknown; enum?: unknown[]; format?: string; anyOf?: TSchema[] };
-  if (s.const === value) return true;
-  if (Array.isArray(s.enum) && s.enum.includes(value)) return true;
-  if (s.format !== undefined && CLOSED_FORMATS.has(s.format)) return true;
-  return (s.anyOf ?? []).some((branch) => isClosedString(branch, value));
+/**
+ * A place in the input: the schemas a value there may have (what the input's schema allows), with
+ * what the trail asks of them worked out once and kept (issue 59: walking a report query's schema
+ * afresh for every event cost the event loop 40 µs a report). Its members' places are kept only
+ * for keys the schemas name, so input of any shape adds nothing.
+ */
+class Place {
+  /** Const and enum values of the schemas and their branches: a string among them is kept. */
+  private readonly closed = new Set<unknown>();
+  /** A schema or branch of a closed format: any string here is kept. */
+  private anyClosedFormat = false;
+  private readonly members = new Map<string, Place>();
+  private itemPlace: Place | undefined;
+
+  constructor(private readonly schemas: readonly TSchema[]) {
+    const note = (schema: TSchema) => {
+      const s = schema as { const?: unknown; enum?: unknown[]; format?: string; anyOf?: TSchema[] };
+      if ('const' in s) this.closed.add(s.const);
+      if (Array.isArray(s.enum)) for (const value of s.enum) this.closed.add(value);
+      if (s.format !== undefined && CLOSED_FORMATS.has(s.format)) this.anyClosedFormat = true;
+      for (const branch of s.anyOf ?? []) note(branch);
+    };
+    for (const schema of schemas) note(schema);
+  }
+
+  /** Whether `value` is one of the values the schemas list, or of a date format: kept as it is. */
+  keeps(value: string): boolean {
+    return this.anyClosedFormat || this.closed.has(value);
+  }
+
+  /** The place of a member under `key`. */
+  member(key: string): Place {
+    const known = this.members.get(key);
+    if (known) return known;
+    const schemas = this.schemas.flatMap((schema) => memberSchemas(schema, key));
+    if (schemas.length === 0) return NOWHERE;
+    const place = new Place(schemas);
+    this.members.set(key, place);
+    return place;
+  }
+
+  /** The place of an array's items. */
+  items(): Place {
+    this.itemPlace ??= placeOf(
+      this.schemas.flatMap((schema) => {
+        const item = (schema as { items?: TSchema }).items;
+        return item ? [item] : [];
+      }),
+    );
+    return this.itemPlace;
+  }
+}
+
+/** Where no schema allows anything: every string there is kept as its length. */
+const NOWHERE = new Place([]);
+const placeOf = (schemas: readonly TSchema[]) => (schemas.length ? new Place(schemas) : NOWHERE);
+
+/** Each operation's input as a place, made once. */
+const inputPlaces = new WeakMap<TSchema, Place>();
+function inputPlaceOf(schema: TSchema): Place {
+  let place = inputPlaces.get(schema);
+  if (!place) inputPlaces.set(schema, (place = new Place([schema])));
+  return place;
+}
+const QUERY_PLACE = new Place([QuerySchema]);
+
+/** Sets `holder[key]`; a key `__proto__` as a member (as JSON.parse makes it), not as a prototype. */
+function putMember(holder: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(holder, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  else holder[key] = value;
 }
 
 /**
- * `value` as the trail keeps it under `schemas` (what the input's schema allows there): numbers,
- * booleans and nulls as they are, strings only when enumerated or dates, objects and arrays
- * member by member.
+ * `value` as the trail keeps it at `place`: numbers, booleans and nulls as they are, strings only
+ * when enumerated or dates, objects and arrays member by member.
  */
-function keptValue(schemas: TSchema[], value: unknown): unknown {
-  if (typeof value === 'string')
-    return schemas.some((schema) => isClosedString(schema, value)) ? value : typedText(value);
+function keptValue(place: Place, value: unknown): unknown {
+  if (typeof value === 'string') return place.keeps(value) ? value : typedText(value);
   if (Array.isArray(value)) {
-    const items = schemas.flatMap((schema) => {
-      const item = (schema as { items?: TSchema }).items;
-      return item ? [item] : [];
-    });
+    const items = place.items();
     return value.map((item) => keptValue(items, item));
   }
-  if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(
-      Object.entries(value).map(([key, member]) => [
-        key,
-        keptValue(
-          schemas.flatMap((schema) => memberSchemas(schema, key)),
-          member,
-        ),
-      ]),
-    );
+  if (typeof value === 'object' && value !== null) {
+    const kept: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value))
+      putMember(kept, key, keptValue(place.member(key), member));
+    return kept;
+  }
   return value;
 }
 
@@ -83,7 +143,7 @@ function keptValue(schemas: TSchema[], value: unknown): unknown {
  * direction, operators, limit) as it is.
  */
 export function keptQuery(query: unknown, answered: boolean): unknown {
-  const kept = keptValue([QuerySchema], query);
+  const kept = keptValue(QUERY_PLACE, query);
   if (!answered || typeof query !== 'object' || query === null) return kept;
   // The keys the catalog knew, back as they were; a filter's values stay lengths.
   const raw = query as Record<string, unknown>;
@@ -130,9 +190,12 @@ export function keptParams(
   const params: Record<string, unknown> = {};
   const claims: IdClaim[] = [];
   const schema = operation?.input as TSchema | undefined;
+  const place = schema ? inputPlaceOf(schema) : NOWHERE;
   for (const [key, value] of Object.entries(input)) {
     if (key === 'cursor' || value === undefined) continue;
-    const kind = operation?.idParams?.[key];
+    const idParams = operation?.idParams;
+    // An own entry only: `__proto__` or `constructor` names no id parameter.
+    const kind = idParams && Object.hasOwn(idParams, key) ? idParams[key] : undefined;
     if (kind !== undefined && typeof value === 'string' && value.includes(',')) {
       // A list of ids (`ids=a,b,c`; an id holds no comma): each kept or its length on its own.
       const ids: unknown[] = value.split(',');
@@ -147,7 +210,7 @@ export function keptParams(
       if (!outcome.shown) claims.push({ kind, value, holder: params, key });
     } else if (key === 'query' && operation?.runsReports)
       params[key] = keptQuery(value, outcome.answered);
-    else params[key] = keptValue(schema ? memberSchemas(schema, key) : [], value);
+    else putMember(params, key, keptValue(place.member(key), value));
   }
   return { params, claims };
 }
