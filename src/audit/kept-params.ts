@@ -41,9 +41,9 @@ const CLOSED_FORMATS = new Set(['date', 'date-time']);
 
 /**
  * A place in the input: the schemas a value there may have (what the input's schema allows), with
- * what the trail asks of them worked out once and kept (issue 59: walking a report query's schema
- * afresh for every event cost the event loop 40 µs a report). Its members' places are kept only
- * for keys the schemas name, so input of any shape adds nothing.
+ * what the trail asks of them worked out once and kept (issue 59: with a report query's schema
+ * walked afresh for every value, a report's event took the event loop 37 µs, 15 µs since).
+ * Its members' places are kept only for keys the schemas name, so input of any shape adds nothing.
  */
 class Place {
   /** Const and enum values of the schemas and their branches: a string among them is kept. */
