@@ -73,10 +73,8 @@ class Place {
   member(key: string): Place {
     const known = this.members.get(key);
     if (known) return known;
-    const schemas = this.schemas.flatMap((schema) => memberSchemas(schema, key));
-    if (schemas.length === 0) return NOWHERE;
-    const place = new Place(schemas);
-    this.members.set(key, place);
+    const place = placeOf(this.schemas.flatMap((schema) => memberSchemas(schema, key)));
+    if (place !== NOWHERE) this.members.set(key, place);
     return place;
   }
 
@@ -103,7 +101,7 @@ function inputPlaceOf(schema: TSchema): Place {
   if (!place) inputPlaces.set(schema, (place = new Place([schema])));
   return place;
 }
-const QUERY_PLACE = new Place([QuerySchema]);
+const QUERY_PLACE = inputPlaceOf(QuerySchema);
 
 /** Sets `holder[key]`; a key `__proto__` as a member (as JSON.parse makes it), not as a prototype. */
 function putMember(holder: Record<string, unknown>, key: string, value: unknown): void {
@@ -191,9 +189,9 @@ export function keptParams(
   const claims: IdClaim[] = [];
   const schema = operation?.input as TSchema | undefined;
   const place = schema ? inputPlaceOf(schema) : NOWHERE;
+  const idParams = operation?.idParams;
   for (const [key, value] of Object.entries(input)) {
     if (key === 'cursor' || value === undefined) continue;
-    const idParams = operation?.idParams;
     // An own entry only: `__proto__` or `constructor` names no id parameter.
     const kind = idParams && Object.hasOwn(idParams, key) ? idParams[key] : undefined;
     if (kind !== undefined && typeof value === 'string' && value.includes(',')) {
