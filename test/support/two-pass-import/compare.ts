@@ -16,12 +16,28 @@ const TABLES = [
 
 /** A load's own clock (when a supplier's audience lost it, say): the same for both importers. */
 const STARTED = new Date().toISOString();
-const clockless = (row: Record<string, unknown>) =>
-  JSON.stringify(row, (_key, value: unknown) =>
-    typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) && value >= STARTED
-      ? '<the load’s clock>'
-      : value,
-  );
+const CLOCK = '<the load’s clock>';
+const onTheClock = (value: unknown) =>
+  typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) && value >= STARTED;
+/**
+ * A row as JSON with the load's clock hidden. Rows are flat, so their columns are looked at
+ * directly: JSON.stringify with a replacer took three times as long over the 70,000 rows a
+ * comparison reads. A row holding an object (a JSON column) goes through the replacer.
+ */
+function clockless(row: Record<string, unknown>): string {
+  let shown = row;
+  for (const key in row) {
+    let value = row[key];
+    if (value instanceof Date) value = value.toJSON();
+    else if (typeof value === 'object' && value !== null)
+      return JSON.stringify(row, (_key, inner: unknown) => (onTheClock(inner) ? CLOCK : inner));
+    if (onTheClock(value)) {
+      if (shown === row) shown = { ...row };
+      shown[key] = CLOCK;
+    }
+  }
+  return JSON.stringify(shown);
+}
 
 /** Every row of the tables an import writes, each table's rows in one order. */
 export async function contents(db: TestDatabase): Promise<Record<string, string[]>> {
