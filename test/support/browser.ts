@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { assertAccessible } from './accessibility.js';
+import { DIALECTS, type Dialect } from './test-databases.js';
 
 /**
  * A real browser for tests that need one (CORS, web pages): Chromium's headless shell, Debian's
@@ -27,6 +29,19 @@ export function skipWithoutChromium(): string | false {
     !ci &&
     `Chromium not installed at ${CHROMIUM}: apt-get install chromium-headless-shell (CI installs it)`
   );
+}
+
+/**
+ * `it` for a browser test of what the page does with the API's answers (its controls, layout,
+ * CSV, sign-in and session end), in a suite run once per store: registered in the first store's
+ * suite only. The page reads either store through the same API, whose answers the HTTP suites
+ * hold alike on both; a suite's tests of what a store reads (lists paged, a report's tiles, a
+ * search) stay `it` and run on every store (docs/web.md, "Tests").
+ */
+export function onOneStore(dialect: Dialect): (name: string, test: () => Promise<void>) => void {
+  return (name, test) => {
+    if (dialect === DIALECTS[0]) it(name, test);
+  };
 }
 
 /** Headless, no sandbox (containers), and nothing that reaches the network on its own. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { signedInAlready, skipWithoutChromium } from '../support/browser.js';
+import { onOneStore, signedInAlready, skipWithoutChromium } from '../support/browser.js';
 import { DIALECTS, WS } from '../support/harness.js';
 import { column, livePages, open, tableIn } from './record-pages.js';
 
@@ -9,7 +9,9 @@ import { column, livePages, open, tableIn } from './record-pages.js';
  * The records view's search (issue 36): a person finds an invoice by its number, a supplier's
  * drafts of a month and a worker's timesheets by name, for each role, in headless Chromium. What
  * the page shows is compared with the API's own filtered answer to the same token; the search
- * is kept in the address.
+ * is kept in the address. A supplier's drafts of a month and a worker's timesheets by name run on
+ * both stores; the other searches on the first (`onOneStore`), their filters over both stores
+ * being test/http/list-filters.test.ts's.
  */
 type ApiRecord = Record<string, unknown> & { id: string };
 interface RecordPage {
@@ -26,6 +28,7 @@ const lastDayOf = (month: string) =>
 for (const dialect of DIALECTS) {
   describe(`the records view searches (${dialect})`, { skip: skipWithoutChromium() }, () => {
     const live = livePages(dialect);
+    const itOnOneStore = onOneStore(dialect);
 
     async function api(token: string, path: string, query: Record<string, string>) {
       const url = new URL(`${live.base}/api/v1/${path}`);
@@ -72,23 +75,26 @@ for (const dialect of DIALECTS) {
       return { supplier, from: `${month}-01`, to: lastDayOf(month) };
     }
 
-    it('staff finds an invoice by its number, and the address keeps the search', async () => {
-      const invoice = await live.h.one<{ id: string; number: string }>(
-        `SELECT id, number FROM invoices WHERE workspace_id = ? AND number IS NOT NULL ORDER BY created_at LIMIT 1 OFFSET 7`,
-        WS,
-      );
-      const page = await signedIn(live.h.tokens.staff);
-      await open(page, '#/records/invoices', '.record-list tbody tr');
-      await search(page, (form) => page.fill(`${form} input[name$=number]`, invoice.number));
-      assert.deepEqual(await shownIds(page), [invoice.id]);
-      const hash = await page.evaluate(() => location.hash);
-      assert.equal(hash, `#/records/invoices?number=${encodeURIComponent(invoice.number)}`);
-      // Opened from the address alone, the same search: the box filled, the same invoice.
-      const again = await signedIn(live.h.tokens.staff);
-      await open(again, hash, '.record-list tbody tr');
-      assert.deepEqual(await shownIds(again), [invoice.id]);
-      assert.equal(await again.inputValue('.list-search input[name$=number]'), invoice.number);
-    });
+    itOnOneStore(
+      'staff finds an invoice by its number, and the address keeps the search',
+      async () => {
+        const invoice = await live.h.one<{ id: string; number: string }>(
+          `SELECT id, number FROM invoices WHERE workspace_id = ? AND number IS NOT NULL ORDER BY created_at LIMIT 1 OFFSET 7`,
+          WS,
+        );
+        const page = await signedIn(live.h.tokens.staff);
+        await open(page, '#/records/invoices', '.record-list tbody tr');
+        await search(page, (form) => page.fill(`${form} input[name$=number]`, invoice.number));
+        assert.deepEqual(await shownIds(page), [invoice.id]);
+        const hash = await page.evaluate(() => location.hash);
+        assert.equal(hash, `#/records/invoices?number=${encodeURIComponent(invoice.number)}`);
+        // Opened from the address alone, the same search: the box filled, the same invoice.
+        const again = await signedIn(live.h.tokens.staff);
+        await open(again, hash, '.record-list tbody tr');
+        assert.deepEqual(await shownIds(again), [invoice.id]);
+        assert.equal(await again.inputValue('.list-search input[name$=number]'), invoice.number);
+      },
+    );
 
     it("staff finds a supplier's drafts of a month, newest first, and says an empty search in words", async () => {
       const { supplier, from, to } = await draftMonth();
@@ -182,7 +188,7 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('without read:pii the worker box takes ids, and no name is shown', async () => {
+    itOnOneStore('without read:pii the worker box takes ids, and no name is shown', async () => {
       const page = await signedIn(live.h.tokens.staffNoPii);
       await open(page, '#/records/timesheets', '.record-list tbody tr');
       assert.equal(await page.textContent('.list-search label[for$=worker]'), 'Worker id');
@@ -192,57 +198,60 @@ for (const dialect of DIALECTS) {
       assert.equal(await page.locator('.worker-name').count(), 0);
     });
 
-    it("a billing entity finds its own invoices of a status and month, and its invoice by number, never another supplier's", async () => {
-      // Its supplier's invoices, or consolidated ones that carry its lines: one of a month.
-      const [visible] = (await api(live.h.tokens.billing, 'invoices', {})).items;
-      const status = String(visible.status);
-      const month = String(visible.periodStart).slice(0, 7);
-      const [from, to] = [`${month}-01`, lastDayOf(month)];
-      const expected = await api(live.h.tokens.billing, 'invoices', {
-        status,
-        periodFrom: from,
-        periodTo: to,
-      });
-      assert.ok(expected.items.some((i) => i.id === visible.id));
-      const page = await signedIn(live.h.tokens.billing);
-      await open(page, '#/records/invoices', '.record-list tbody tr');
-      const suppliers = await page.$$eval('.list-search select[name$=supplier] option', (o) =>
-        o.map((x) => (x as HTMLOptionElement).value).filter(Boolean),
-      );
-      assert.deepEqual(suppliers, [live.h.supplierId], 'only its own supplier is offered');
-      await search(page, async (form) => {
-        await page.selectOption(`${form} select[name$=status]`, status);
-        await page.fill(`${form} input[name$=from]`, from);
-        await page.fill(`${form} input[name$=to]`, to);
-      });
-      assert.deepEqual(
-        await shownIds(page),
-        expected.items.map((i) => i.id),
-      );
-      const numbered = (await api(live.h.tokens.billing, 'invoices', {})).items.find(
-        (i) => i.number !== null,
-      )!;
-      const own = { id: numbered.id, number: (numbered.number as { value: string }).value };
-      // Another supplier's own invoice: not visible to this token, so not found by its number.
-      const other = await live.h.one<{ number: string }>(
-        `SELECT number FROM invoices WHERE workspace_id = ? AND supplier_ref <> ? AND number IS NOT NULL LIMIT 1`,
-        WS,
-        live.h.supplierCode,
-      );
-      await open(
-        page,
-        `#/records/invoices?number=${encodeURIComponent(own.number)}`,
-        '.record-list tbody tr',
-      );
-      assert.deepEqual(await shownIds(page), [own.id]);
-      await open(
-        page,
-        `#/records/invoices?number=${encodeURIComponent(other.number)}`,
-        '.record-list .empty',
-      );
-    });
+    itOnOneStore(
+      "a billing entity finds its own invoices of a status and month, and its invoice by number, never another supplier's",
+      async () => {
+        // Its supplier's invoices, or consolidated ones that carry its lines: one of a month.
+        const [visible] = (await api(live.h.tokens.billing, 'invoices', {})).items;
+        const status = String(visible.status);
+        const month = String(visible.periodStart).slice(0, 7);
+        const [from, to] = [`${month}-01`, lastDayOf(month)];
+        const expected = await api(live.h.tokens.billing, 'invoices', {
+          status,
+          periodFrom: from,
+          periodTo: to,
+        });
+        assert.ok(expected.items.some((i) => i.id === visible.id));
+        const page = await signedIn(live.h.tokens.billing);
+        await open(page, '#/records/invoices', '.record-list tbody tr');
+        const suppliers = await page.$$eval('.list-search select[name$=supplier] option', (o) =>
+          o.map((x) => (x as HTMLOptionElement).value).filter(Boolean),
+        );
+        assert.deepEqual(suppliers, [live.h.supplierId], 'only its own supplier is offered');
+        await search(page, async (form) => {
+          await page.selectOption(`${form} select[name$=status]`, status);
+          await page.fill(`${form} input[name$=from]`, from);
+          await page.fill(`${form} input[name$=to]`, to);
+        });
+        assert.deepEqual(
+          await shownIds(page),
+          expected.items.map((i) => i.id),
+        );
+        const numbered = (await api(live.h.tokens.billing, 'invoices', {})).items.find(
+          (i) => i.number !== null,
+        )!;
+        const own = { id: numbered.id, number: (numbered.number as { value: string }).value };
+        // Another supplier's own invoice: not visible to this token, so not found by its number.
+        const other = await live.h.one<{ number: string }>(
+          `SELECT number FROM invoices WHERE workspace_id = ? AND supplier_ref <> ? AND number IS NOT NULL LIMIT 1`,
+          WS,
+          live.h.supplierCode,
+        );
+        await open(
+          page,
+          `#/records/invoices?number=${encodeURIComponent(own.number)}`,
+          '.record-list tbody tr',
+        );
+        assert.deepEqual(await shownIds(page), [own.id]);
+        await open(
+          page,
+          `#/records/invoices?number=${encodeURIComponent(other.number)}`,
+          '.record-list .empty',
+        );
+      },
+    );
 
-    it('a worker finds its own timesheets by status and period', async () => {
+    itOnOneStore('a worker finds its own timesheets by status and period', async () => {
       const row = await live.h.one<{ status: string; period_start: string }>(
         `SELECT status, period_start FROM timesheets WHERE worker_id = ? ORDER BY created_at LIMIT 1 OFFSET 1`,
         live.h.workerId,

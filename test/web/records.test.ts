@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createToken } from '../../src/auth/tokens.js';
-import { signedInAlready, skipWithoutChromium } from '../support/browser.js';
+import { onOneStore, signedInAlready, skipWithoutChromium } from '../support/browser.js';
 import { DIALECTS, WS } from '../support/harness.js';
 import { downloadCsv } from './drawn.js';
 import { column, livePages, open, tableIn } from './record-pages.js';
@@ -11,7 +11,9 @@ import { column, livePages, open, tableIn } from './record-pages.js';
  * The record pages in headless Chromium against a live server on the tiny seed, for every role:
  * what the page shows is read from the DOM and compared with the API's own answers to the same
  * token (lists page by page, invoices with their lines, timesheets with their corrections,
- * workers with or without read:pii, the home page's cards).
+ * workers with or without read:pii, the home page's cards). A list paged, an invoice's lines and a
+ * timesheet's corrections run on both stores; the rest on the first (`onOneStore`): the API
+ * answers both stores alike (test/http/resources.test.ts and visibility.test.ts hold that).
  */
 
 type ApiRecord = Record<string, unknown>;
@@ -78,6 +80,7 @@ const fieldText = (page: Page, label: string) =>
 for (const dialect of DIALECTS) {
   describe(`record pages in a real browser (${dialect})`, { skip: skipWithoutChromium() }, () => {
     const live = livePages(dialect);
+    const itOnOneStore = onOneStore(dialect);
 
     /** The API's own answer, with the same token the page signed in with. */
     async function api<T>(token: string, path: string, query: Record<string, unknown> = {}) {
@@ -123,7 +126,7 @@ for (const dialect of DIALECTS) {
         })),
       );
 
-    it('a staff home page offers all seven record lists as cards', async () => {
+    itOnOneStore('a staff home page offers all seven record lists as cards', async () => {
       const page = await signedIn(live.h.tokens.staff);
       await page.waitForSelector('.record-cards');
       const cards = await cardsOf(page);
@@ -190,48 +193,55 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('names each supplier beside its code, and downloads a list page as CSV, the headings and cells the table shows', async () => {
-      const page = await signedIn(live.h.tokens.staff);
-      const first = await api<RecordPage>(live.h.tokens.staff, 'invoices', {
-        limit: 50,
-        order: 'desc',
-      });
-      await open(page, '#/records/invoices', '.record-list[data-list=invoices] tbody tr');
-      const table = await tableIn(page, '.record-list');
-      // A supplier's code with its name beside it (the suppliers list's names).
-      const suppliers = await api<RecordPage>(live.h.tokens.staff, 'suppliers', {
-        limit: 50,
-        order: 'desc',
-      });
-      const names = new Map(
-        suppliers.data.items.map((s) => [
-          (s.code as { value: string }).value,
-          (s.name as { value: string }).value,
-        ]),
-      );
-      const shown = column(table, 'Supplier');
-      let named = 0;
-      first.data.items.forEach((item, i) => {
-        const ref = item.supplierRef as { value: string } | null;
-        if (!ref) return;
-        assert.equal(shown[i], `${ref.value} ${names.get(ref.value)}`);
-        named++;
-      });
-      assert.ok(named > 0);
-      const { lines } = await downloadCsv(page, '.record-list button:text("Download CSV")');
-      assert.equal(lines.length, first.data.items.length + 1, 'a line per invoice and the heading');
-      assert.equal(lines[0], table.headings.join(','));
-      // RFC 4180: a field with a comma, quote or line break quoted, quotes doubled; text a
-      // spreadsheet would read as a formula (a credit note's "-GBP 15,918.00") starts with '.
-      const field = (shown: string) => {
-        const text = /^[=+\-@]/.test(shown) && !/^-[\d,.]+$/.test(shown) ? `'${shown}` : shown;
-        return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-      };
-      table.rows.forEach((row, i) => {
-        assert.equal(row.id, first.data.items[i].id);
-        assert.equal(lines[i + 1], row.cells.map(field).join(','), `line ${i + 1}`);
-      });
-    });
+    itOnOneStore(
+      'names each supplier beside its code, and downloads a list page as CSV, the headings and cells the table shows',
+      async () => {
+        const page = await signedIn(live.h.tokens.staff);
+        const first = await api<RecordPage>(live.h.tokens.staff, 'invoices', {
+          limit: 50,
+          order: 'desc',
+        });
+        await open(page, '#/records/invoices', '.record-list[data-list=invoices] tbody tr');
+        const table = await tableIn(page, '.record-list');
+        // A supplier's code with its name beside it (the suppliers list's names).
+        const suppliers = await api<RecordPage>(live.h.tokens.staff, 'suppliers', {
+          limit: 50,
+          order: 'desc',
+        });
+        const names = new Map(
+          suppliers.data.items.map((s) => [
+            (s.code as { value: string }).value,
+            (s.name as { value: string }).value,
+          ]),
+        );
+        const shown = column(table, 'Supplier');
+        let named = 0;
+        first.data.items.forEach((item, i) => {
+          const ref = item.supplierRef as { value: string } | null;
+          if (!ref) return;
+          assert.equal(shown[i], `${ref.value} ${names.get(ref.value)}`);
+          named++;
+        });
+        assert.ok(named > 0);
+        const { lines } = await downloadCsv(page, '.record-list button:text("Download CSV")');
+        assert.equal(
+          lines.length,
+          first.data.items.length + 1,
+          'a line per invoice and the heading',
+        );
+        assert.equal(lines[0], table.headings.join(','));
+        // RFC 4180: a field with a comma, quote or line break quoted, quotes doubled; text a
+        // spreadsheet would read as a formula (a credit note's "-GBP 15,918.00") starts with '.
+        const field = (shown: string) => {
+          const text = /^[=+\-@]/.test(shown) && !/^-[\d,.]+$/.test(shown) ? `'${shown}` : shown;
+          return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+        };
+        table.rows.forEach((row, i) => {
+          assert.equal(row.id, first.data.items[i].id);
+          assert.equal(lines[i + 1], row.cells.map(field).join(','), `line ${i + 1}`);
+        });
+      },
+    );
 
     it('an invoice opens with its header and every line, each amount in the invoice currency', async () => {
       const { items } = (
@@ -274,31 +284,34 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('an invoice of more than 500 lines shows 500 of N and says the total is its own, never a sum of the cut', async () => {
-      const big = await live.h.one<{ id: string }>(
-        `SELECT invoice_id AS id FROM invoice_lines WHERE workspace_id = ? GROUP BY invoice_id HAVING COUNT(*) > 500 ORDER BY invoice_id LIMIT 1`,
-        WS,
-      );
-      const { item } = (
-        await api<{ item: InvoiceItem }>(live.h.tokens.staff, 'invoices/item', { id: big.id })
-      ).data;
-      assert.equal(item.linesTruncated, true);
-      const page = await signedIn(live.h.tokens.staff);
-      await open(page, `#/invoice/${big.id}`, '.record-page tbody tr');
-      assert.equal(
-        await page.textContent('.truncated'),
-        `Showing 500 of ${item.lineCount} lines; the invoice total is the invoice's own total, not a sum of these lines.`,
-      );
-      assert.equal((await tableIn(page, '.record-page .table-wrap')).rows.length, 500);
-      assert.equal(await page.locator('.lines-sum').count(), 0);
-      assert.equal(
-        await page.textContent('.invoice-total'),
-        money(item.invoice.totalCents, item.invoice.currency),
-      );
-      const cut = item.lines.reduce((s, l) => s + l.amountCents, 0);
-      const text = (await page.textContent('main')) ?? '';
-      assert.ok(!text.includes(money(cut, item.invoice.currency)), 'no sum of the 500 lines');
-    });
+    itOnOneStore(
+      'an invoice of more than 500 lines shows 500 of N and says the total is its own, never a sum of the cut',
+      async () => {
+        const big = await live.h.one<{ id: string }>(
+          `SELECT invoice_id AS id FROM invoice_lines WHERE workspace_id = ? GROUP BY invoice_id HAVING COUNT(*) > 500 ORDER BY invoice_id LIMIT 1`,
+          WS,
+        );
+        const { item } = (
+          await api<{ item: InvoiceItem }>(live.h.tokens.staff, 'invoices/item', { id: big.id })
+        ).data;
+        assert.equal(item.linesTruncated, true);
+        const page = await signedIn(live.h.tokens.staff);
+        await open(page, `#/invoice/${big.id}`, '.record-page tbody tr');
+        assert.equal(
+          await page.textContent('.truncated'),
+          `Showing 500 of ${item.lineCount} lines; the invoice total is the invoice's own total, not a sum of these lines.`,
+        );
+        assert.equal((await tableIn(page, '.record-page .table-wrap')).rows.length, 500);
+        assert.equal(await page.locator('.lines-sum').count(), 0);
+        assert.equal(
+          await page.textContent('.invoice-total'),
+          money(item.invoice.totalCents, item.invoice.currency),
+        );
+        const cut = item.lines.reduce((s, l) => s + l.amountCents, 0);
+        const text = (await page.textContent('main')) ?? '';
+        assert.ok(!text.includes(money(cut, item.invoice.currency)), 'no sum of the 500 lines');
+      },
+    );
 
     it('a corrected timesheet marks its reversal and restatement as such, originals plain', async () => {
       const candidate = await correctedTimesheet();
@@ -335,87 +348,93 @@ for (const dialect of DIALECTS) {
 
     if (dialect !== 'sqlite') return; // the roles below read the same rows on either store
 
-    it('without read:pii, a worker shows its name and work email as withheld, never blank', async () => {
-      const worker = (
-        await api<RecordPage>(live.h.tokens.staffNoPii, 'workers', { limit: 1, order: 'desc' })
-      ).data.items[0];
-      assert.ok(!('displayName' in worker) && !('workEmail' in worker), 'the API omits the keys');
-      const page = await signedIn(live.h.tokens.staffNoPii);
-      await open(page, `#/worker/${worker.id as string}`, '.record-page .record-fields');
-      for (const label of ['Name', 'Work email'])
-        assert.deepEqual(await fieldText(page, label), {
-          text: WITHHELD,
-          withheld: true,
-          thirdParty: false,
+    itOnOneStore(
+      'without read:pii, a worker shows its name and work email as withheld, never blank',
+      async () => {
+        const worker = (
+          await api<RecordPage>(live.h.tokens.staffNoPii, 'workers', { limit: 1, order: 'desc' })
+        ).data.items[0];
+        assert.ok(!('displayName' in worker) && !('workEmail' in worker), 'the API omits the keys');
+        const page = await signedIn(live.h.tokens.staffNoPii);
+        await open(page, `#/worker/${worker.id as string}`, '.record-page .record-fields');
+        for (const label of ['Name', 'Work email'])
+          assert.deepEqual(await fieldText(page, label), {
+            text: WITHHELD,
+            withheld: true,
+            thirdParty: false,
+          });
+        await open(page, '#/records/workers', '.record-list tbody tr');
+        const table = await tableIn(page, '.record-list');
+        assert.ok(column(table, 'Name').every((name) => name === WITHHELD));
+
+        // With read:pii, the same worker's name is there, as third-party text.
+        const full = (
+          await api<{ item: ApiRecord }>(live.h.tokens.staff, 'workers/item', { id: worker.id })
+        ).data.item;
+        const staff = await signedIn(live.h.tokens.staff);
+        await open(staff, `#/worker/${worker.id as string}`, '.record-page .record-fields');
+        assert.deepEqual(await fieldText(staff, 'Name'), {
+          text: (full.displayName as { value: string }).value,
+          withheld: false,
+          thirdParty: true,
         });
-      await open(page, '#/records/workers', '.record-list tbody tr');
-      const table = await tableIn(page, '.record-list');
-      assert.ok(column(table, 'Name').every((name) => name === WITHHELD));
+      },
+    );
 
-      // With read:pii, the same worker's name is there, as third-party text.
-      const full = (
-        await api<{ item: ApiRecord }>(live.h.tokens.staff, 'workers/item', { id: worker.id })
-      ).data.item;
-      const staff = await signedIn(live.h.tokens.staff);
-      await open(staff, `#/worker/${worker.id as string}`, '.record-page .record-fields');
-      assert.deepEqual(await fieldText(staff, 'Name'), {
-        text: (full.displayName as { value: string }).value,
-        withheld: false,
-        thirdParty: true,
-      });
-    });
+    itOnOneStore(
+      'a worker token sees cards for its own lists, only its own timesheets, and one sentence on report pages',
+      async () => {
+        const { withRecords, empty } = await listsWithRecords(live.h.tokens.worker);
+        const page = await signedIn(live.h.tokens.worker);
+        await page.waitForSelector('.record-cards');
+        assert.deepEqual(
+          (await cardsOf(page)).map((c) => c.list),
+          withRecords.map((a) => a.list),
+        );
+        assert.ok(
+          empty.some((a) => a.list === 'invoices'),
+          'a worker reads no invoices',
+        );
+        assert.match((await page.textContent('.empty-lists')) ?? '', /invoices/);
+        assert.equal(await page.locator('.record-cards a[data-list=invoices]').count(), 0);
 
-    it('a worker token sees cards for its own lists, only its own timesheets, and one sentence on report pages', async () => {
-      const { withRecords, empty } = await listsWithRecords(live.h.tokens.worker);
-      const page = await signedIn(live.h.tokens.worker);
-      await page.waitForSelector('.record-cards');
-      assert.deepEqual(
-        (await cardsOf(page)).map((c) => c.list),
-        withRecords.map((a) => a.list),
-      );
-      assert.ok(
-        empty.some((a) => a.list === 'invoices'),
-        'a worker reads no invoices',
-      );
-      assert.match((await page.textContent('.empty-lists')) ?? '', /invoices/);
-      assert.equal(await page.locator('.record-cards a[data-list=invoices]').count(), 0);
+        const own = (
+          await api<RecordPage>(live.h.tokens.worker, 'timesheets', { limit: 50, order: 'desc' })
+        ).data;
+        await open(page, '#/records/timesheets', '.record-list tbody tr');
+        const table = await tableIn(page, '.record-list');
+        assert.deepEqual(
+          table.rows.map((r) => r.id),
+          own.items.map((t) => t.id),
+        );
+        // The worker's own id on every row, its name beside it (this token has read:pii).
+        assert.ok(column(table, 'Worker').every((cell) => cell.startsWith(`${live.h.workerId} `)));
 
-      const own = (
-        await api<RecordPage>(live.h.tokens.worker, 'timesheets', { limit: 50, order: 'desc' })
-      ).data;
-      await open(page, '#/records/timesheets', '.record-list tbody tr');
-      const table = await tableIn(page, '.record-list');
-      assert.deepEqual(
-        table.rows.map((r) => r.id),
-        own.items.map((t) => t.id),
-      );
-      // The worker's own id on every row, its name beside it (this token has read:pii).
-      assert.ok(column(table, 'Worker').every((cell) => cell.startsWith(`${live.h.workerId} `)));
+        await open(page, '#/explorer', 'main .notice');
+        assert.equal(await page.textContent('main .notice'), NOT_STAFF);
+        assert.doesNotMatch((await page.textContent('main')) ?? '', /403|forbidden/i);
 
-      await open(page, '#/explorer', 'main .notice');
-      assert.equal(await page.textContent('main .notice'), NOT_STAFF);
-      assert.doesNotMatch((await page.textContent('main')) ?? '', /403|forbidden/i);
+        // A worker token without read:program (the demo's) is refused for the scope first: the
+        // sentence is true of it too, and says what reports need.
+        const noProgram = await createToken(
+          live.h.store,
+          {
+            workspaceId: WS,
+            role: 'worker',
+            workerId: live.h.workerId,
+            scopes: ['read:workforce', 'read:pii'],
+          },
+          new Date(),
+        );
+        const narrow = await signedIn(noProgram);
+        await open(narrow, '#/explorer', 'main .notice');
+        assert.equal(await narrow.textContent('main .notice'), NO_PROGRAM);
+        await open(narrow, '#/', 'main .notice');
+        assert.equal(await narrow.textContent('main .notice'), NO_PROGRAM);
+      },
+    );
 
-      // A worker token without read:program (the demo's) is refused for the scope first: the
-      // sentence is true of it too, and says what reports need.
-      const noProgram = await createToken(
-        live.h.store,
-        {
-          workspaceId: WS,
-          role: 'worker',
-          workerId: live.h.workerId,
-          scopes: ['read:workforce', 'read:pii'],
-        },
-        new Date(),
-      );
-      const narrow = await signedIn(noProgram);
-      await open(narrow, '#/explorer', 'main .notice');
-      assert.equal(await narrow.textContent('main .notice'), NO_PROGRAM);
-      await open(narrow, '#/', 'main .notice');
-      assert.equal(await narrow.textContent('main .notice'), NO_PROGRAM);
-    });
-
-    it("a billing-entity token opens its invoices and an invoice's lines", async () => {
+    itOnOneStore("a billing-entity token opens its invoices and an invoice's lines", async () => {
       const mine = (
         await api<RecordPage>(live.h.tokens.billing, 'invoices', { limit: 50, order: 'desc' })
       ).data;
@@ -455,40 +474,43 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('fits a phone: tables scroll in their own labelled region, names stay third-party text', async () => {
-      const page = await signedIn(live.h.tokens.staff, 375);
-      for (const [hash, drawn] of [
-        ['#/records/suppliers', '.record-list tbody tr'],
-        ['#/records/invoices', '.record-list tbody tr'],
-        [`#/timesheet/${(await correctedTimesheet()).id}`, '.record-page tbody tr'],
-      ]) {
-        await open(page, hash, drawn);
-        const width = await page.evaluate(() => document.documentElement.scrollWidth);
-        assert.ok(width <= 375, `${hash}: no sideways scrolling of the page (${width})`);
-        const region = await page.$eval('.table-wrap', (w) => ({
-          role: w.getAttribute('role'),
-          tabindex: w.getAttribute('tabindex'),
-          label: w.getAttribute('aria-label'),
-        }));
-        assert.deepEqual(
-          { ...region, label: Boolean(region.label) },
-          {
-            role: 'region',
-            tabindex: '0',
-            label: true,
-          },
+    itOnOneStore(
+      'fits a phone: tables scroll in their own labelled region, names stay third-party text',
+      async () => {
+        const page = await signedIn(live.h.tokens.staff, 375);
+        for (const [hash, drawn] of [
+          ['#/records/suppliers', '.record-list tbody tr'],
+          ['#/records/invoices', '.record-list tbody tr'],
+          [`#/timesheet/${(await correctedTimesheet()).id}`, '.record-page tbody tr'],
+        ]) {
+          await open(page, hash, drawn);
+          const width = await page.evaluate(() => document.documentElement.scrollWidth);
+          assert.ok(width <= 375, `${hash}: no sideways scrolling of the page (${width})`);
+          const region = await page.$eval('.table-wrap', (w) => ({
+            role: w.getAttribute('role'),
+            tabindex: w.getAttribute('tabindex'),
+            label: w.getAttribute('aria-label'),
+          }));
+          assert.deepEqual(
+            { ...region, label: Boolean(region.label) },
+            {
+              role: 'region',
+              tabindex: '0',
+              label: true,
+            },
+          );
+        }
+        await open(page, '#/records/suppliers', '.record-list tbody tr');
+        const names = await page.$$eval('.record-list td .third-party', (nodes) =>
+          nodes.map((n) => ({ text: n.textContent ?? '', children: n.children.length })),
         );
-      }
-      await open(page, '#/records/suppliers', '.record-list tbody tr');
-      const names = await page.$$eval('.record-list td .third-party', (nodes) =>
-        nodes.map((n) => ({ text: n.textContent ?? '', children: n.children.length })),
-      );
-      assert.ok(names.some((n) => n.text.includes('Ignore previous instructions')));
-      assert.ok(
-        names.every((n) => n.children === 0),
-        'as text only',
-      );
-    });
+        assert.ok(names.some((n) => n.text.includes('Ignore previous instructions')));
+        assert.ok(
+          names.every((n) => n.children === 0),
+          'as text only',
+        );
+      },
+    );
   });
 }
 
