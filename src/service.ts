@@ -6,7 +6,7 @@ import { storeIdLookup } from './audit/id-lookup.js';
 import { AuditTrail } from './audit/trail.js';
 import type { AnswerSink } from './operations/answered.js';
 import { createQuota, type Quota } from './auth/quota.js';
-import { createRedisQuota, type QuotaLog } from './auth/redis-quota.js';
+import type { QuotaLog } from './auth/redis-quota.js';
 import {
   DEFAULT_QUOTA_PER_MINUTE,
   DEFAULT_REPORT_TIMEOUT_MS,
@@ -197,10 +197,14 @@ export function serviceSettings(
 
 const SILENT: QuotaLog = { warn: () => {}, info: () => {} };
 
-/** In memory, or shared through Redis when REDIS_URL is set (and the quota is on). */
-function quotaOf(options: ServiceOptions): Quota {
+/**
+ * In memory, or shared through Redis when REDIS_URL is set (and the quota is on); the Redis
+ * client is loaded only then.
+ */
+async function quotaOf(options: ServiceOptions): Promise<Quota> {
   const perMinute = options.quotaPerMinute ?? DEFAULT_QUOTA_PER_MINUTE;
   if (!options.redisUrl || perMinute <= 0) return createQuota(perMinute);
+  const { createRedisQuota } = await import('./auth/redis-quota.js');
   return createRedisQuota({ url: options.redisUrl, perMinute, log: options.quotaLog ?? SILENT });
 }
 
@@ -219,7 +223,7 @@ export async function createExecutor(options: ServiceOptions): Promise<Executor>
     reportResults: new ResultCache(options.cacheReports ?? true, false, REPORT_CACHE_BOUNDS),
     readResults: new ResultCache(options.cacheReads ?? true, true),
     cursors: createCursorCodec(secret),
-    quota: quotaOf(options),
+    quota: await quotaOf(options),
     authFailuresPerMinute: options.authFailuresPerMinute,
     now: options.now ?? (() => new Date()),
     catalogs: new CatalogCache(),

@@ -27,8 +27,8 @@ import { mountResourceMetadata } from './resource-metadata.js';
 import { mountOperation } from './routes.js';
 import { mountWebApp } from './web-app.js';
 import { serverOrigin, type OriginConfig, type ServerOrigin } from './server-origin.js';
-import { WEB_CLIENT_ID } from '../oauth-server/authorization-server.js';
-import { mountAuthorizationServer, type AuthorizationServerMount } from '../oauth-server/mount.js';
+import { WEB_CLIENT_ID } from '../auth/own-tokens.js';
+import type { AuthorizationServerMount } from '../oauth-server/mount.js';
 import { installSlowReaderLimits, type SlowReaderLimits } from './slow-readers.js';
 import type { AddressBoundName } from '../address-bounds.js';
 import { installAnonymousBound } from './anonymous-bound.js';
@@ -237,7 +237,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   mountResourceMetadata(app, origin, deps.authorizationServers ?? (() => []));
-  if (deps.authorizationServer)
+  // oidc-provider and what it brings (a third of a second of a start) load only for a server
+  // that mounts its own authorization server.
+  if (deps.authorizationServer) {
+    const { mountAuthorizationServer } = await import('../oauth-server/mount.js');
     await mountAuthorizationServer(app, {
       ...deps.authorizationServer,
       failures: deps.executor.failures,
@@ -251,6 +254,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           .filter((resource) => !resource.endsWith('/mcp'))
           .map((resource) => `${resource}/app`),
     });
+  }
   await mountOpenApi(app, deps.operations);
   await mountWebApp(
     app,

@@ -55,15 +55,16 @@ for (const dialect of DIALECTS)
     let runs = 0;
     before(async () => {
       h = await startHarness({ dialect, reportTimeoutMs: LIMIT_MS, reportQueue: 100 });
-      // Warm: the principal cached, the engine's connections open.
-      assert.equal(
-        (
+      // Warm: the principal cached, the engine's connections open. On a busy machine the first
+      // report can pass the 100 ms limit itself (503 query_timeout): warm until one is answered.
+      let warmed = 0;
+      for (let tries = 0; tries < 50 && warmed !== 200; tries++)
+        warmed = (
           await post(h.app, '/api/v1/reports/query', h.tokens.staff, {
             query: { metrics: ['invoice_count'] },
           })
-        ).status,
-        200,
-      );
+        ).status;
+      assert.equal(warmed, 200);
       const engineOf = h.facts.reportEngine.bind(h.facts);
       h.facts.reportEngine = async () => {
         reached++;
