@@ -15,34 +15,10 @@ function testFiles(dir) {
   });
 }
 
-/**
- * The files that take longest (a clean-clone run's ten slowest and the webhook receiver's, which
- * ended runs in name order: most of its 40 s is waiting) start first, longest first, so a run
- * does not end on one of them with the other slots empty; the rest follow in name order. A name
- * no longer here, or a file grown slow, only changes the order.
- */
-const LONGEST = [
-  'store/columnar-patches',
-  'web/fitting',
-  'http/pagination',
-  'web/mcp-app',
-  'cli/load-faults',
-  'web/records',
-  'web/dashboard',
-  'web/record-search',
-  'fuzz/rest',
-  'importer/same-as-two-pass',
-  'webhooks/receiver-example',
-].map((name) => `/test/${name}.test.js`);
-const rank = (file) => {
-  const at = LONGEST.findIndex((name) => file.endsWith(name));
-  return at < 0 ? LONGEST.length : at;
-};
-
 const filter = process.argv.slice(2);
 const files = testFiles('dist/test')
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
-  .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  .sort();
 if (files.length === 0) {
   console.error('no test files found under dist/test');
   process.exit(1);
