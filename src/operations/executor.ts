@@ -1,5 +1,4 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { AccessTokenVerifier } from '../auth/access-tokens.js';
 import type { AnsweredRequest, AnswerSink, Seen } from './answered.js';
 import type { OwnTokens } from '../auth/own-tokens.js';
@@ -29,13 +28,11 @@ import type {
 } from '../store/store.js';
 import type { AnyOperation } from './operation.js';
 import { typedQuery } from './query-string.js';
+import { schemaValidator } from '../schema-check.js';
 import { violationMessage } from './strictness.js';
 import type { ReportGate } from './report-gate.js';
 import type { ResultCache } from './result-cache.js';
 import type { StoreTurns } from './store-turns.js';
-
-// ajv-formats ships CommonJS; under NodeNext its default export is the module object.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export interface ExecutorDeps {
   store: TokenReads & ResourceReads & AuditTrailStore;
@@ -81,29 +78,26 @@ export interface Arrival {
   seen?: Seen;
 }
 
-function validatorFactory() {
-  // No coercion (query parameters are typed by typedQuery) and removeAdditional off: an unknown
-  // member is a strictness error, never silently dropped. `verbose` gives each error its schema
-  // (and value), from which the 404's message says which rule was broken (strictness.ts).
-  const ajv = addFormats(
-    new Ajv({
-      coerceTypes: false,
-      removeAdditional: false,
-      useDefaults: false,
-      strict: false,
-      allErrors: false,
-      verbose: true,
-    }),
-  );
-  const cache = new WeakMap<AnyOperation, ValidateFunction>();
-  return (operation: AnyOperation) => {
-    let validate = cache.get(operation);
-    if (!validate) {
-      validate = ajv.compile(operation.input);
-      cache.set(operation, validate);
-    }
-    return validate;
-  };
+/**
+ * Each operation's input validator, compiled once per process and shared by its executors:
+ * compiled functions hold no state between calls but `errors`, read at once after each, on the
+ * one thread. (A process runs one service; tests run several, each compiling all of them again
+ * took 150 ms of a core.) No coercion (query parameters are typed by typedQuery) and
+ * removeAdditional off: an unknown member is a strictness error, never silently dropped.
+ * `verbose` gives each error its schema (and value), from which the 404's message says which
+ * rule was broken (strictness.ts).
+ */
+let inputValidator: Ajv | undefined;
+const inputValidators = new WeakMap<AnyOperation, ValidateFunction>();
+
+function validatorOf(operation: AnyOperation): ValidateFunction {
+  let validate = inputValidators.get(operation);
+  if (!validate) {
+    inputValidator ??= schemaValidator({ allErrors: false, verbose: true });
+    validate = inputValidator.compile(operation.input);
+    inputValidators.set(operation, validate);
+  }
+  return validate;
 }
 
 /** Counts an answer that is a refusal (`status: refused`) by its code, and passes it on. */
@@ -159,7 +153,6 @@ const reportLate = () => new ReportTimeoutError();
  * time for ordinary requests, the report time limit for reports.
  */
 export class Executor {
-  private readonly validator = validatorFactory();
   private readonly principals: PrincipalCache;
   /** Failed authentications per address, shared with the built-in server's endpoints. */
   readonly failures: AddressWindows;
@@ -178,7 +171,7 @@ export class Executor {
 
   /** Compiles every operation's input validator now, so no request pays for it (start-up). */
   prepare(operations: readonly AnyOperation[]): void {
-    for (const operation of operations) this.validator(operation);
+    for (const operation of operations) validatorOf(operation);
   }
 
   /**
@@ -308,7 +301,7 @@ export class Executor {
 
   /** DESIGN §4.2: input that breaks the schema or a rule beyond it is 404, saying which rule. */
   private checkStrictness(operation: AnyOperation, input: unknown, arrival: Arrival): void {
-    const validate = this.validator(operation);
+    const validate = validatorOf(operation);
     const broken = !validate(input)
       ? violationMessage(validate.errors ?? [], {
           form: operation.method === 'GET' ? 'parameters' : 'body',

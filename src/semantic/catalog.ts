@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Value } from 'typebox/value';
 import { canonicalJson } from './canonical-json.js';
 import { DEFAULT_METRICS } from './default-catalog.js';
 import {
@@ -11,6 +10,9 @@ import {
 } from './definitions.js';
 import { describeMetric } from './metric-description.js';
 import { DIMENSIONS, VIEWS, type Dimension } from './views.js';
+import { schemaCheck } from '../schema-check.js';
+
+const hasMetricDefinitionShape = schemaCheck(MetricDefinitionSchema);
 
 export type CatalogSource = 'default' | 'program_config' | 'semantic_catalog_table';
 
@@ -49,7 +51,7 @@ const KEY = /^[a-z][a-z0-9_]{0,62}$/;
 
 /** A stored definition is usable when it has the schema's shape and names only its view's columns. */
 export function checkDefinition(definition: unknown): definition is MetricDefinition {
-  if (!Value.Check(MetricDefinitionSchema, definition)) return false;
+  if (!hasMetricDefinitionShape(definition)) return false;
   const view = VIEWS.get(definition.view);
   if (!view) return false;
   const aggregates: Aggregate[] = isRatio(definition.measure)

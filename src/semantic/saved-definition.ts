@@ -3,7 +3,6 @@
  * (`vms-read saved-query create`, `vms-read import`) and again where one is run (run_saved_query,
  * for rows written by other means). Pure.
  */
-import { Value } from 'typebox/value';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../records/json-depth.js';
 import { CURRENCY_CODE, isPlainId, PLAIN_ID_SHAPE } from '../records/plain-values.js';
 import {
@@ -13,6 +12,9 @@ import {
 } from './query-schema.js';
 import { isDate } from './validate.js';
 import { DIMENSIONS, type DimensionValues } from './views.js';
+import { schemaCheck } from '../schema-check.js';
+
+const hasSavedDefinitionShape = schemaCheck(SavedDefinitionSchema);
 
 export const SAVED_DEFINITION_SHAPE =
   '{"query": {...}, "period"?: {...}} as run_semantic_query accepts';
@@ -48,7 +50,7 @@ export function checkSavedDefinition(raw: unknown): SavedDefinitionCheck {
   }
   if (nestsDeeperThan(definition, MAX_JSON_DEPTH))
     return { ok: false, problem: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` };
-  if (!Value.Check(SavedDefinitionSchema, definition) || !definitionIsCoherent(definition))
+  if (!hasSavedDefinitionShape(definition) || !definitionIsCoherent(definition))
     return { ok: false, problem: `must be ${SAVED_DEFINITION_SHAPE}` };
   const filters = definition.query.filters ?? [];
   for (const [i, filter] of filters.entries()) {
