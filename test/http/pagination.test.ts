@@ -54,14 +54,17 @@ for (const dialect of DIALECTS) {
             WS,
           )
         ).map((r) => r.id);
+        // Page sizes drawn evenly from 1 to 50: fast-check's bias towards the smallest drew
+        // 1, 2 or 3 in most runs, and a walk of the 2,068 approval statuses a record a page is
+        // 4,136 requests. A page of one is walked always where the list is small.
         await fc.assert(
-          fc.asyncProperty(fc.integer({ min: 1, max: 50 }), async (limit) => {
+          fc.asyncProperty(fc.noBias(fc.integer({ min: 1, max: 50 })), async (limit) => {
             const asc = await walk(h, op.path, h.tokens.staff, limit, 'asc');
             const desc = await walk(h, op.path, h.tokens.staff, limit, 'desc');
             assert.deepEqual(asc, expected);
             assert.deepEqual(desc, [...expected].reverse());
           }),
-          { numRuns: 8 },
+          { numRuns: 8, examples: expected.length <= 250 ? [[1]] : [] },
         );
       });
     }
