@@ -14,6 +14,7 @@ import {
   type OriginConfig,
 } from './config.js';
 import { buildApp } from './http/app.js';
+import { loadMcpEngine } from './http/mcp-route.js';
 import { serverOrigin, type ServerOrigin } from './http/server-origin.js';
 import { setUpIdentity, type IdentityOptions } from './identity.js';
 import type { OAuthIssuer } from './oauth-issuers.js';
@@ -333,7 +334,8 @@ export async function createService(
  * Warm from the start (issue 23): one small report per view of each workspace through the
  * executor (src/operations/warm-up.ts), then one request through the app (`/healthz`, in process):
  * a Fastify app's first request pays about 9 ms of first-time work (the router, hooks, reply
- * path) that no later one does. `serve` runs this before it listens.
+ * path) that no later one does; and the MCP SDK, loaded otherwise by the first request to /mcp.
+ * `serve` runs this before it listens.
  */
 export async function warmService(
   { app, executor }: { app: FastifyInstance; executor: Executor },
@@ -342,6 +344,8 @@ export async function warmService(
 ): Promise<WarmUp> {
   const warm = await warmReports(executor, workspaces, log);
   await app.inject({ method: 'GET', url: '/healthz' }).catch(() => {});
+  // The MCP SDK, which a process loads by the first request to /mcp (src/http/mcp-engine.ts).
+  await loadMcpEngine();
   return warm;
 }
 

@@ -1,5 +1,3 @@
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canStepUp, type Principal } from '../auth/principal.js';
 import { ApiError, errorBody } from '../errors.js';
@@ -18,12 +16,20 @@ import {
   JSON_RPC,
   jsonRpcErrorBody,
 } from '../mcp/protocol-errors.js';
-import { createMcpServer } from '../mcp/server.js';
 import { clientInfoOr, runTool, type Toolset } from '../mcp/tools.js';
-import { directToolCall, toolCallResponse } from './mcp-tool-call.js';
-import { MODERN_PROTOCOL_VERSIONS, modernMcp } from './mcp-modern.js';
 import { sendParts, writeRaw } from './raw-answer.js';
 import { userAgentOf } from './answer-trail.js';
+
+type McpEngine = typeof import('./mcp-engine.js');
+let engine: Promise<McpEngine> | undefined;
+
+/** The SDK-built part of /mcp (mcp-engine.ts), loaded once, by whichever asks first. */
+export function loadMcpEngine(): Promise<McpEngine> {
+  return (engine ??= import('./mcp-engine.js'));
+}
+
+/** Whether this process has loaded (or begun to load) the SDK-built part of /mcp. */
+export const mcpEngineLoaded = (): boolean => engine !== undefined;
 
 /**
  * DNS rebinding and cross-site calls (DESIGN §4.10): a browser's Origin must be this server's own
@@ -41,12 +47,13 @@ function checkOriginAndHost(request: FastifyRequest, origin: ServerOrigin): void
  * The check the SDK makes of an MCP-Protocol-Version header, made first (on every request, which
  * is stricter than the SDK's after-initialize rule): the SDK's own 400 quotes the header back.
  */
-function protocolVersionSupported(request: FastifyRequest): boolean {
+function protocolVersionSupported(request: FastifyRequest, mcp: McpEngine): boolean {
   const version = request.headers['mcp-protocol-version'];
   return (
     version === undefined ||
     (typeof version === 'string' &&
-      (SUPPORTED_PROTOCOL_VERSIONS.includes(version) || MODERN_PROTOCOL_VERSIONS.includes(version)))
+      (mcp.SUPPORTED_PROTOCOL_VERSIONS.includes(version) ||
+        mcp.MODERN_PROTOCOL_VERSIONS.includes(version)))
   );
 }
 
@@ -135,8 +142,8 @@ export function mountMcpHttp(
   };
   // The stateless revision (2026-07-28) is the SDK's createMcpHandler; 2025-era requests are
   // answered below, as before.
-  const modern = modernMcp(executor, toolset);
-  app.addHook('onClose', () => modern.close());
+  let modern: ReturnType<McpEngine['modernMcp']> | undefined;
+  app.addHook('onClose', async () => modern?.close());
 
   // Answered before any body is read: a DELETE with a JSON content type and no body is a 405 too.
   const notAllowed = async (request: FastifyRequest, reply: FastifyReply) =>
@@ -162,9 +169,11 @@ export function mountMcpHttp(
       await authenticateAndAdmit(executor, request);
     },
     handler: async (request, reply) => {
+      const mcp = await loadMcpEngine();
+      modern ??= mcp.modernMcp(executor, toolset);
       if (Array.isArray(request.body))
         return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.batch));
-      if (!protocolVersionSupported(request))
+      if (!protocolVersionSupported(request, mcp))
         return reply.code(400).send(jsonRpcErrorBody(JSON_RPC.protocolVersion));
       // One rule for every era, before either path (docs/mcp.md, "Malformed requests").
       if (!isJsonType(request.headers['content-type']))
@@ -194,7 +203,7 @@ export function mountMcpHttp(
           .code(modernAnswer.status)
           .headers(modernAnswer.headers)
           .send(modernAnswer.body);
-      const direct = directToolCall(request, toolset);
+      const direct = mcp.directToolCall(request, toolset);
       if (direct) {
         const outcome = await runTool(executor, toolset, caller, direct.params, request.log);
         sendParts(
@@ -202,13 +211,13 @@ export function mountMcpHttp(
           reply,
           watchAnswer,
           'application/json',
-          toolCallResponse(direct.id, outcome),
+          mcp.toolCallResponse(direct.id, outcome),
         );
         return;
       }
-      const server = createMcpServer(executor, toolset, caller, request.log);
+      const server = mcp.createMcpServer(executor, toolset, caller, request.log);
       const transport = guardTransport(
-        new NodeStreamableHTTPServerTransport({
+        new mcp.NodeStreamableHTTPServerTransport({
           sessionIdGenerator: undefined,
           enableJsonResponse: true,
         }),

@@ -4,8 +4,8 @@ import type { ErrorLogger } from '../errors.js';
 import type { Executor } from '../operations/executor.js';
 import { listViewResources, readViewResource } from './report-view.js';
 import { callTool, type Caller, type Toolset } from './tools.js';
+import { SERVER_INFO } from './server-info.js';
 
-export const SERVER_INFO = { name: 'vms-read', version: '0.1.0' };
 
 export const INSTRUCTIONS =
   'Read-only access to a contingent-workforce program: workers, timesheets, invoices, suppliers, assignments, expenses, ' +

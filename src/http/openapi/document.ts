@@ -1,5 +1,5 @@
 import { SCOPES } from '../../auth/scopes.js';
-import { SERVER_INFO } from '../../mcp/server.js';
+import { SERVER_INFO } from '../../mcp/server-info.js';
 import { PERSONAL_DATA_MARK, TRUST_MARK } from '../../provenance.js';
 import { dataSchema, type AnyOperation } from '../../operations/operation.js';
 import {
