@@ -15,6 +15,7 @@ import {
 } from './config.js';
 import { buildApp } from './http/app.js';
 import { loadMcpEngine } from './http/mcp-route.js';
+import { loadFilterGrammar } from './odata/filter-expression.js';
 import { serverOrigin, type ServerOrigin } from './http/server-origin.js';
 import { setUpIdentity, type IdentityOptions } from './identity.js';
 import type { OAuthIssuer } from './oauth-issuers.js';
@@ -334,7 +335,8 @@ export async function createService(
  * Warm from the start (issue 23): one small report per view of each workspace through the
  * executor (src/operations/warm-up.ts), then one request through the app (`/healthz`, in process):
  * a Fastify app's first request pays about 9 ms of first-time work (the router, hooks, reply
- * path) that no later one does; and the MCP SDK, loaded otherwise by the first request to /mcp.
+ * path) that no later one does; and the MCP SDK and the OData filter grammar, loaded otherwise by
+ * the first request that needs them.
  * `serve` runs this before it listens.
  */
 export async function warmService(
@@ -344,8 +346,10 @@ export async function warmService(
 ): Promise<WarmUp> {
   const warm = await warmReports(executor, workspaces, log);
   await app.inject({ method: 'GET', url: '/healthz' }).catch(() => {});
-  // The MCP SDK, which a process loads by the first request to /mcp (src/http/mcp-engine.ts).
+  // The MCP SDK and the OData filter grammar, which a process loads otherwise by the first
+  // request to /mcp (src/http/mcp-engine.ts) and the first $filter (src/odata/filter-expression.ts).
   await loadMcpEngine();
+  loadFilterGrammar();
   return warm;
 }
 

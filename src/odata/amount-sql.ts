@@ -1,5 +1,5 @@
 import currencyCodes from 'currency-codes';
-import { SQL_OPERATORS, type ComparisonOperator } from './filter-grammar.js';
+import { SQL_OPERATORS, type ComparisonOperator } from './filter-expression.js';
 
 /**
  * An amount (`total`, `amount`, …: cents over the currency's minor units, DESIGN §4.18) compared

@@ -1,4 +1,4 @@
-import type { OrderItem } from './filter-grammar.js';
+import type { OrderItem } from './filter-expression.js';
 import type { RawOptions } from './query-options.js';
 import type { SetQuery } from './set-query.js';
 

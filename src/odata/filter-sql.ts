@@ -6,7 +6,7 @@ import {
   type ComparisonOperator,
   type Expr,
   type Literal,
-} from './filter-grammar.js';
+} from './filter-expression.js';
 import { amountPredicate } from './amount-sql.js';
 
 /** The column an amount's currency is read from (every record with amounts has `currency`). */

@@ -5,7 +5,7 @@ import {
   parseOrderBy,
   type Expr,
   type OrderItem,
-} from './filter-grammar.js';
+} from './filter-expression.js';
 
 /**
  * The query string of an OData request as options (DESIGN §4.18): each known system query option

@@ -7,7 +7,7 @@ import {
   type EntitySet,
   type Navigation,
 } from './entity-model.js';
-import type { OrderItem } from './filter-grammar.js';
+import type { OrderItem } from './filter-expression.js';
 import { filterPredicate, FilterError } from './filter-sql.js';
 import {
   badRequest,
