@@ -54,12 +54,17 @@ export class GrammarError extends Error {
   }
 }
 
-type Grammar = typeof import('./filter-grammar.js');
+/** The parsing filter-grammar.ts offers (as its `grammar`). */
+export interface Grammar {
+  parseFilter(text: string): Expr;
+  parseOrderBy(text: string): OrderItem[];
+}
 let grammar: Grammar | undefined;
 // Loaded synchronously (Node's require of an ES module, which has no top-level await): parsing
 // is a step of reading a request's options, which are read in one go.
 const load = (): Grammar =>
-  (grammar ??= createRequire(import.meta.url)('./filter-grammar.js') as Grammar);
+  (grammar ??= (createRequire(import.meta.url)('./filter-grammar.js') as { grammar: Grammar })
+    .grammar);
 
 /** Loads the grammar now (`serve`, before it listens: a server's first `$filter` is warm). */
 export const loadFilterGrammar = (): void => void load();

@@ -20,6 +20,7 @@ import {
   type Literal,
   type OrderItem,
   type TextFunction,
+  type Grammar,
 } from './filter-expression.js';
 
 const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t]+/, group: Lexer.SKIPPED });
@@ -290,3 +291,6 @@ export function parseFilter(text: string): Expr {
 export function parseOrderBy(text: string): OrderItem[] {
   return parseWith(text, () => parser.orderby());
 }
+
+/** What filter-expression.ts loads this module for. */
+export const grammar: Grammar = { parseFilter, parseOrderBy };
