@@ -349,7 +349,7 @@ export async function warmService(
   // The MCP SDK and the OData filter grammar, which a process loads otherwise by the first
   // request to /mcp (src/http/mcp-engine.ts) and the first $filter (src/odata/filter-expression.ts).
   await loadMcpEngine();
-  loadFilterGrammar();
+  await loadFilterGrammar();
   return warm;
 }
 

@@ -13,6 +13,7 @@ import {
   type FeedData,
 } from './feed-operations.js';
 import { parseResourcePath, type ResourcePath } from './request-path.js';
+import { loadFilterGrammar } from './filter-expression.js';
 import {
   formatOption,
   notOffered,
@@ -127,6 +128,8 @@ export function mountODataFeed(app: FastifyInstance, deps: FeedMount): void {
     await executor.admit(principal);
     if (read instanceof Error) throw read;
     const { options } = read;
+    // The grammar loads with a process's first $filter or $orderby (filter-expression.ts).
+    if (options.$filter !== undefined || options.$orderby !== undefined) await loadFilterGrammar();
     const base = deps.base(request);
     const seen: { input?: unknown; data?: FeedData } = {};
     request.seen = seen;

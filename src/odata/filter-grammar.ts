@@ -21,7 +21,7 @@ import {
   type OrderItem,
   type TextFunction,
   type Grammar,
-} from './filter-expression.js';
+} from './filter-tree.js';
 
 const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t]+/, group: Lexer.SKIPPED });
 const LParen = createToken({ name: 'LParen', pattern: /\(/ });
@@ -292,5 +292,5 @@ export function parseOrderBy(text: string): OrderItem[] {
   return parseWith(text, () => parser.orderby());
 }
 
-/** What filter-expression.ts loads this module for. */
+/** What filter-expression.ts loads this module for (by a dynamic import). */
 export const grammar: Grammar = { parseFilter, parseOrderBy };
