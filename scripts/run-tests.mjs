@@ -72,6 +72,16 @@ const reporters =
         { reporter: conciseReporter, to: process.stdout },
         { reporter: builtInReporters.tap, to: createWriteStream(TAP_FILE) },
       ];
+// Three files at a time on two cores: with two, the cores stood idle 8 % of a run (files
+// waiting on a server's start, a browser, a retry's back-off, PostgreSQL); three fill them
+// (3 % idle) and the suite took 895 s against 1,059 s (docs/performance.md, "The suite's time, cut").
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? '3');
+if (!Number.isInteger(concurrency) || concurrency < 1) {
+  console.error(
+    `TEST_CONCURRENCY=${process.env.TEST_CONCURRENCY}: a whole number of files, 1 or more`,
+  );
+  process.exit(2);
+}
 if (reporters.some(({ reporter }) => reporter === undefined)) {
   console.error(
     `TEST_REPORTER=${named}: not one of node's reporters (spec, tap, dot, junit, lcov)`,
@@ -112,20 +122,19 @@ env.VMS_READ_TEST_TEMPLATES = templates;
 // run's 210 processes compiles the same modules (about a quarter of a second of a start).
 env.NODE_COMPILE_CACHE ??= join(templates, 'compile-cache');
 
-// Three files at a time on two cores: with two, the cores stood idle 8 % of a run (files
-// waiting on a server's start, a browser, a retry's back-off, PostgreSQL); three fill them
-// (3 % idle) and the suite took 895 s against 1,059 s (docs/performance.md, "The suite's time, cut").
-const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 // node's runner (the `--test` command's own), files started in the order given; each event goes
 // to every reporter.
-const events = run({ files, concurrency: Number(concurrency) });
+const events = run({ files, concurrency });
 const written = reporters.map(({ reporter, to }) => {
   const input = new PassThrough({ objectMode: true });
   // spec and lcov make a stream each, the others are async generators over the events.
   const output = input.compose(STREAM_REPORTERS.has(reporter) ? reporter() : reporter);
   output.pipe(to, { end: to !== process.stdout });
   // Written to `input`, not to `output`'s own writable side: what ends is its readable side.
-  return { input, done: finished(to === process.stdout ? output : to, { writable: false }) };
+  return {
+    input,
+    done: to === process.stdout ? finished(output, { writable: false }) : finished(to),
+  };
 });
 let failed = false;
 for await (const event of events) {
