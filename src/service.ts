@@ -336,8 +336,7 @@ export async function createService(
  * executor (src/operations/warm-up.ts), then one request through the app (`/healthz`, in process):
  * a Fastify app's first request pays about 9 ms of first-time work (the router, hooks, reply
  * path) that no later one does; and the MCP SDK and the OData filter grammar, loaded otherwise by
- * the first request that needs them.
- * `serve` runs this before it listens.
+ * the first request that needs them. `serve` runs this before it listens.
  */
 export async function warmService(
   { app, executor }: { app: FastifyInstance; executor: Executor },

@@ -1,4 +1,3 @@
-import type { Ajv, ValidateFunction } from 'ajv';
 import type { AccessTokenVerifier } from '../auth/access-tokens.js';
 import type { AnsweredRequest, AnswerSink, Seen } from './answered.js';
 import type { OwnTokens } from '../auth/own-tokens.js';
@@ -28,7 +27,7 @@ import type {
 } from '../store/store.js';
 import type { AnyOperation } from './operation.js';
 import { typedQuery } from './query-string.js';
-import { schemaValidator } from '../schema-check.js';
+import { validatorOf } from '../schema-check.js';
 import { violationMessage } from './strictness.js';
 import type { ReportGate } from './report-gate.js';
 import type { ResultCache } from './result-cache.js';
@@ -76,28 +75,6 @@ export interface Arrival {
   receivedAt: number;
   /** Filled with the input as accepted and the data answered, for the access trail. */
   seen?: Seen;
-}
-
-/**
- * Each operation's input validator, compiled once per process and shared by its executors:
- * compiled functions hold no state between calls but `errors`, read at once after each, on the
- * one thread. (A process runs one service; tests run several, each compiling all of them again
- * took 150 ms of a core.) No coercion (query parameters are typed by typedQuery) and
- * removeAdditional off: an unknown member is a strictness error, never silently dropped.
- * `verbose` gives each error its schema (and value), from which the 404's message says which
- * rule was broken (strictness.ts).
- */
-let inputValidator: Ajv | undefined;
-const inputValidators = new WeakMap<AnyOperation, ValidateFunction>();
-
-function validatorOf(operation: AnyOperation): ValidateFunction {
-  let validate = inputValidators.get(operation);
-  if (!validate) {
-    inputValidator ??= schemaValidator({ allErrors: false, verbose: true });
-    validate = inputValidator.compile(operation.input);
-    inputValidators.set(operation, validate);
-  }
-  return validate;
 }
 
 /** Counts an answer that is a refusal (`status: refused`) by its code, and passes it on. */
@@ -171,7 +148,7 @@ export class Executor {
 
   /** Compiles every operation's input validator now, so no request pays for it (start-up). */
   prepare(operations: readonly AnyOperation[]): void {
-    for (const operation of operations) validatorOf(operation);
+    for (const operation of operations) validatorOf(operation.input);
   }
 
   /**
@@ -301,7 +278,7 @@ export class Executor {
 
   /** DESIGN §4.2: input that breaks the schema or a rule beyond it is 404, saying which rule. */
   private checkStrictness(operation: AnyOperation, input: unknown, arrival: Arrival): void {
-    const validate = validatorOf(operation);
+    const validate = validatorOf(operation.input);
     const broken = !validate(input)
       ? violationMessage(validate.errors ?? [], {
           form: operation.method === 'GET' ? 'parameters' : 'body',
