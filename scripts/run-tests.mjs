@@ -82,7 +82,7 @@ if (!Number.isInteger(concurrency) || concurrency < 1) {
   );
   process.exit(2);
 }
-if (reporters.some(({ reporter }) => reporter === undefined)) {
+if (reporters.some(({ reporter }) => typeof reporter !== 'function')) {
   console.error(
     `TEST_REPORTER=${named}: not one of node's reporters (spec, tap, dot, junit, lcov)`,
   );
